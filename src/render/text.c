@@ -1,0 +1,371 @@
+/*
+ * pcie-telemetry: the text report of the upstream nfb-pcie-telemetry,
+ * byte for byte (report-format.md sections 2 and 3).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/render_priv.h"
+
+typedef unsigned __int128 u128;
+
+static const char *const bus_headers[] = {
+	"Bus",  "Used %", "Words %", "MFB stall %", "MVB stall %", "Used per region %",
+	"Gbps", "Mpps",   "RD %",    "Avg B",
+};
+#define BUS_COLS (sizeof bus_headers / sizeof bus_headers[0])
+
+/* The BRAKE reasons the firmware names (PCIE_PTC_BRAKE bits). */
+static const struct {
+	bool down;
+	const char *label;
+} named_reasons[] = {
+	{ false, "no free PCIe tag" },
+	{ false, "PCIe tag not ready" },
+	{ false, "no room for completions" },
+	{ false, "no completion header entry" },
+	{ true, "MFB stalled towards DMA" },
+	{ true, "MVB stalled towards DMA" },
+};
+#define NAMED_REASONS (sizeof named_reasons / sizeof named_reasons[0])
+
+static const char *const band_names[] = { "none", "<=1/8", "<=1/2", "rest" };
+#define NAMED_BANDS (sizeof band_names / sizeof band_names[0])
+
+static const char *const hist_titles[] = { "PCIe tags", "PTC storage FIFO words" };
+#define NAMED_HISTS (sizeof hist_titles / sizeof hist_titles[0])
+
+struct ctx {
+	FILE *out;
+	const struct pt_layout *l;
+	const struct pt_reading *r;
+	bool seconds_set;
+	double seconds;
+};
+
+static uint64_t cnt(const struct ctx *c, unsigned idx)
+{
+	return pt_render_cnt(c->r, idx);
+}
+
+static int write_header(const struct ctx *c)
+{
+	char title[128];
+	int n = snprintf(title, sizeof title, "PCIe telemetry - %u endpoint(s), %u DMA port(s) per endpoint",
+			 c->l->endpoints, c->l->dma_ports);
+	fprintf(c->out, "%s\n", title);
+	for (int i = 0; i < n; i++)
+		fputc('=', c->out);
+	fputc('\n', c->out);
+	if (c->seconds_set)
+		fprintf(c->out, "Measured over %.2f s\n", c->seconds);
+	else
+		fputs("Totals since the last clear\n", c->out);
+	if (c->r->status & (PT_STATUS_LOST_DELTAS | PT_STATUS_OVERRUN)) {
+		fputc('\n', c->out);
+		if (c->r->status & PT_STATUS_LOST_DELTAS)
+			fputs("  !! LOST DELTAS - the counters are not exact\n", c->out);
+		if (c->r->status & PT_STATUS_OVERRUN)
+			fputs("  !! READ-OUT OVERRUN - the counters are not exact\n", c->out);
+	}
+	return pt_render_stream_status(c->out);
+}
+
+static int write_link(const struct ctx *c, unsigned ep)
+{
+	struct pt_link k;
+	pt_link_decode(c->r, ep, &k);
+	char v[8][64];
+	snprintf(v[0], sizeof v[0], "%s", k.link_up ? "up" : "DOWN");
+	snprintf(v[1], sizeof v[1], "%u B", k.mps);
+	snprintf(v[2], sizeof v[2], "%u B", k.mrrs);
+	snprintf(v[3], sizeof v[3], "%s", k.ext_tag ? "on" : "off");
+	snprintf(v[4], sizeof v[4], "%s", k.tag_10b ? "on" : "off");
+	snprintf(v[5], sizeof v[5], "%u B", k.rcb);
+	snprintf(v[6], sizeof v[6], "%u (lowest %u)", k.tags_free, k.tags_free_min);
+	snprintf(v[7], sizeof v[7], "%u words (lowest %u)", k.stfifo_free, k.stfifo_free_min);
+	static const char *const labels[8] = {
+		"Link",
+		"Max payload size (MPS)",
+		"Max read request (MRRS)",
+		"Extended tag (8-bit)",
+		"10-bit tag",
+		"Read completion boundary",
+		"PTC tags free",
+		"PTC storage FIFO free",
+	};
+	struct pt_table t;
+	pt_table_init(&t, 2, NULL);
+	for (unsigned i = 0; i < 8; i++) {
+		const char *row[2] = { labels[i], v[i] };
+		pt_table_add_row(&t, row);
+	}
+	int rc = pt_table_write(c->out, &t);
+	pt_table_free(&t);
+	return rc;
+}
+
+static int write_bus_table(const struct ctx *c, unsigned ep)
+{
+	const struct pt_layout *l = c->l;
+	uint64_t pcie_cycles = cnt(c, pt_idx_pcie_cycles(l, ep));
+	uint64_t dma_cycles = cnt(c, pt_idx_dma_cycles(l, ep));
+	struct pt_table t;
+	struct pt_sbuf regions;
+	pt_table_init(&t, BUS_COLS, bus_headers);
+	pt_sbuf_init(&regions);
+
+	for (unsigned b = 0; b < l->buses; b++) {
+		enum pt_bus_kind kind = pt_layout_bus_kind(l, b);
+		bool pcie_clk = kind == PT_BUS_RQ || kind == PT_BUS_RC;
+		bool has_mvb = !pcie_clk;
+		uint64_t cycles = pcie_clk ? pcie_cycles : dma_cycles;
+		uint64_t words = cnt(c, pt_idx_bus(l, ep, b, PT_F_WORDS));
+		uint64_t bp = cnt(c, pt_idx_bus(l, ep, b, PT_F_BACKPRESSURE));
+		uint64_t trans = cnt(c, pt_idx_bus(l, ep, b, PT_F_TRANSACTIONS));
+		uint64_t mvb = cnt(c, pt_idx_bus(l, ep, b, PT_F_MVB));
+		uint64_t mvb_bp = cnt(c, pt_idx_bus(l, ep, b, PT_F_MVB_BACKPRESSURE));
+		uint64_t items = cnt(c, pt_idx_bus(l, ep, b, PT_F_ITEMS));
+		unsigned nreg = pt_layout_bus_real_regions(l, b);
+
+		char name[64], used[32], wpct[32], stall[32], mvbstall[32], gbps[64], mpps[64],
+			rd[32], avg[64];
+		pt_layout_bus_name(l, b, name, sizeof name);
+
+		u128 sum = 0;
+		pt_sbuf_reset(&regions);
+		for (unsigned r = 0; r < nreg; r++) {
+			uint64_t v = cnt(c, pt_idx_bus(l, ep, b, PT_F_REGION0 + r));
+			sum += v;
+			if (r)
+				pt_sbuf_add(&regions, " ");
+			if (cycles != 0)
+				pt_sbuf_addf(&regions, "%.1f", (100.0 * (double)v) / (double)cycles);
+			else
+				pt_sbuf_add(&regions, "-");
+		}
+		pt_render_pct(used, sizeof used, sum, (u128)cycles * nreg);
+		pt_render_pct(wpct, sizeof wpct, words, cycles);
+		pt_render_pct(stall, sizeof stall, bp, cycles);
+		if (has_mvb)
+			pt_render_pct(mvbstall, sizeof mvbstall, mvb_bp, cycles);
+		else
+			snprintf(mvbstall, sizeof mvbstall, "%s", PT_RENDER_DASH);
+
+		u128 bytes = (u128)items * l->item_bytes;
+		if (c->seconds_set) {
+			snprintf(gbps, sizeof gbps, "%.2f",
+				 pt_render_u128_to_double(bytes * 8u) / c->seconds / 1e9);
+			snprintf(mpps, sizeof mpps, "%.3f",
+				 (double)(has_mvb ? mvb : trans) / c->seconds / 1e6);
+		} else {
+			gbps[0] = mpps[0] = '\0';
+		}
+		if (kind == PT_BUS_UP)
+			pt_render_pct(rd, sizeof rd, mvb > trans ? mvb - trans : 0, mvb);
+		else
+			snprintf(rd, sizeof rd, "%s", PT_RENDER_DASH);
+		if (trans != 0)
+			snprintf(avg, sizeof avg, "%.0f", pt_render_div_exact(bytes, trans));
+		else
+			snprintf(avg, sizeof avg, "-");
+
+		const char *row[BUS_COLS] = {
+			name, used, wpct, stall, mvbstall, regions.p ? regions.p : "", gbps, mpps, rd, avg,
+		};
+		if (regions.failed)
+			t.failed = true;
+		pt_table_add_row(&t, row);
+	}
+	fputc('\n', c->out);
+	int rc = pt_table_write(c->out, &t);
+	pt_table_free(&t);
+	pt_sbuf_free(&regions);
+	return rc;
+}
+
+struct reason_cell {
+	const char *label;
+	char label_buf[32];
+	uint64_t value;
+};
+
+static int write_reasons(const struct ctx *c, unsigned ep)
+{
+	const struct pt_layout *l = c->l;
+	uint64_t pcie_cycles = cnt(c, pt_idx_pcie_cycles(l, ep));
+	unsigned n = l->driven_brakes;
+	/* every driven reason plus "PCIe endpoint not ready" */
+	struct reason_cell *up = calloc(n + 1, sizeof *up);
+	struct reason_cell *down = calloc(n + 1, sizeof *down);
+	if (!up || !down) {
+		free(up);
+		free(down);
+		return -ENOMEM;
+	}
+	unsigned nup = 0, ndown = 0;
+	for (unsigned k = 0; k < n; k++) {
+		bool is_down = k < NAMED_REASONS && named_reasons[k].down;
+		struct reason_cell *cell = is_down ? &down[ndown++] : &up[nup++];
+		if (k < NAMED_REASONS) {
+			cell->label = named_reasons[k].label;
+		} else {
+			snprintf(cell->label_buf, sizeof cell->label_buf, "reason %u", k);
+			cell->label = cell->label_buf;
+		}
+		cell->value = cnt(c, pt_idx_brake(l, ep, k));
+	}
+	up[nup].label = "PCIe endpoint not ready";
+	up[nup].value = cnt(c, pt_idx_bus(l, ep, 0, PT_F_BACKPRESSURE));
+	nup++;
+
+	size_t up_label = 0, down_label = 0;
+	for (unsigned i = 0; i < nup; i++)
+		if (strlen(up[i].label) > up_label)
+			up_label = strlen(up[i].label);
+	for (unsigned i = 0; i < ndown; i++)
+		if (strlen(down[i].label) > down_label)
+			down_label = strlen(down[i].label);
+	up_label += 1;
+	down_label += 1; /* 1 when there is no DOWN entry; then unused */
+	size_t up_width = up_label + 8;
+
+	struct pt_sbuf line;
+	pt_sbuf_init(&line);
+	pt_sbuf_add(&line, "\n  Why the PCIe transfer stopped (share of PCIe clock cycles)\n");
+	size_t start = line.len;
+	pt_sbuf_add(&line, "    UP stream");
+	pt_sbuf_pad(&line, start + 4 + up_width);
+	if (ndown)
+		pt_sbuf_add(&line, "    DOWN stream");
+	pt_sbuf_rstrip(&line);
+	pt_sbuf_add(&line, "\n");
+	unsigned rows = nup > ndown ? nup : ndown;
+	for (unsigned i = 0; i < rows; i++) {
+		char p[32];
+		start = line.len;
+		pt_sbuf_add(&line, "    ");
+		if (i < nup) {
+			size_t s = line.len;
+			pt_sbuf_add(&line, up[i].label);
+			pt_sbuf_pad(&line, s + up_label);
+			pt_render_pct(p, sizeof p, up[i].value, pcie_cycles);
+			pt_sbuf_add(&line, p);
+			pt_sbuf_add(&line, " %");
+		}
+		pt_sbuf_pad(&line, start + 4 + up_width);
+		pt_sbuf_add(&line, "    ");
+		if (i < ndown) {
+			size_t s = line.len;
+			pt_sbuf_add(&line, down[i].label);
+			pt_sbuf_pad(&line, s + down_label);
+			pt_render_pct(p, sizeof p, down[i].value, pcie_cycles);
+			pt_sbuf_add(&line, p);
+			pt_sbuf_add(&line, " %");
+		}
+		pt_sbuf_rstrip(&line);
+		pt_sbuf_add(&line, "\n");
+	}
+	free(up);
+	free(down);
+	if (line.failed) {
+		pt_sbuf_free(&line);
+		return -ENOMEM;
+	}
+	fwrite(line.p, 1, line.len, c->out);
+	pt_sbuf_free(&line);
+	return pt_render_stream_status(c->out);
+}
+
+static int write_hists(const struct ctx *c, unsigned ep)
+{
+	const struct pt_layout *l = c->l;
+	if (l->pcie_hists == 0)
+		return 0;
+	uint64_t pcie_cycles = cnt(c, pt_idx_pcie_cycles(l, ep));
+	unsigned ncols = 2 + l->hist_bands;
+	char(*hdr_buf)[24] = calloc(ncols, sizeof *hdr_buf);
+	const char **hdr = calloc(ncols, sizeof *hdr);
+	char(*cell_buf)[40] = calloc(ncols, sizeof *cell_buf);
+	const char **row = calloc(ncols, sizeof *row);
+	int rc = -ENOMEM;
+	if (!hdr_buf || !hdr || !cell_buf || !row)
+		goto out;
+	hdr[0] = "Time spent low";
+	hdr[1] = "of";
+	for (unsigned b = 0; b < l->hist_bands; b++) {
+		if (b < NAMED_BANDS)
+			snprintf(hdr_buf[2 + b], sizeof hdr_buf[0], "%s", band_names[b]);
+		else
+			snprintf(hdr_buf[2 + b], sizeof hdr_buf[0], "band %u", b);
+		hdr[2 + b] = hdr_buf[2 + b];
+	}
+	struct pt_table t;
+	pt_table_init(&t, ncols, hdr);
+	for (unsigned h = 0; h < l->pcie_hists; h++) {
+		unsigned cap = h == 0 ? l->tag_capacity : h == 1 ? l->stfifo_capacity : 0;
+		if (h < NAMED_HISTS)
+			snprintf(cell_buf[0], sizeof cell_buf[0], "%s", hist_titles[h]);
+		else
+			snprintf(cell_buf[0], sizeof cell_buf[0], "resource %u", h);
+		if (cap)
+			snprintf(cell_buf[1], sizeof cell_buf[1], "%u", cap);
+		else
+			snprintf(cell_buf[1], sizeof cell_buf[1], "-");
+		for (unsigned b = 0; b < l->hist_bands; b++)
+			pt_render_pct(cell_buf[2 + b], sizeof cell_buf[0], cnt(c, pt_idx_hist(l, ep, h, b)),
+				      pcie_cycles);
+		for (unsigned i = 0; i < ncols; i++)
+			row[i] = cell_buf[i];
+		pt_table_add_row(&t, row);
+	}
+	fputc('\n', c->out);
+	rc = pt_table_write(c->out, &t);
+	pt_table_free(&t);
+out:
+	free(hdr_buf);
+	free(hdr);
+	free(cell_buf);
+	free(row);
+	return rc;
+}
+
+int pt_render_text(FILE *out, const struct pt_report *rep)
+{
+	if (!out || !rep)
+		return -EINVAL;
+	int rc = pt_render_check(rep->layout, rep->reading);
+	if (rc)
+		return rc;
+	struct ctx c = {
+		.out = out,
+		.l = rep->layout,
+		.r = rep->reading,
+		/* Python's truth value: a zero-length interval prints as totals */
+		.seconds_set = rep->interval && rep->seconds != 0.0,
+		.seconds = rep->seconds,
+	};
+	if ((rc = write_header(&c)))
+		return rc;
+	for (unsigned ep = 0; ep < c.l->endpoints; ep++) {
+		fprintf(out, "\nPCIe endpoint %u\n", ep);
+		fputs("------------------------------------------------------------\n", out);
+		if ((rc = write_link(&c, ep)))
+			return rc;
+		if (c.seconds_set) {
+			double pc = (double)cnt(&c, pt_idx_pcie_cycles(c.l, ep));
+			double dc = (double)cnt(&c, pt_idx_dma_cycles(c.l, ep));
+			fprintf(out, "\n  PCIe clock %.1f MHz, DMA clock %.1f MHz\n", pc / c.seconds / 1e6,
+				dc / c.seconds / 1e6);
+		}
+		if ((rc = write_bus_table(&c, ep)))
+			return rc;
+		if ((rc = write_reasons(&c, ep)))
+			return rc;
+		if ((rc = write_hists(&c, ep)))
+			return rc;
+	}
+	return pt_render_stream_status(out);
+}
