@@ -40,6 +40,8 @@ struct pt_bus_ops {
 	int (*now)(struct pt_bus *b, double *seconds);
 	/* Let the device run for that long (sleep, or simulate). */
 	int (*wait)(struct pt_bus *b, double seconds);
+	/* Release b->priv and whatever the backend holds; pt_bus_close() then
+	 * frees the struct pt_bus itself. */
 	void (*close)(struct pt_bus *b);
 };
 
@@ -76,6 +78,9 @@ int pt_bus_wait(struct pt_bus *b, double seconds);
 
 /* Per-backend constructors (used by pt_bus_open, and by tests). */
 int pt_bus_open_image(const char *path, struct pt_bus **out, char *msg, size_t msglen);
+/* The same from a buffer (name is used in messages: "NAME:LINE: ..."). */
+int pt_bus_open_image_mem(const char *name, const void *data, size_t len, struct pt_bus **out,
+			  char *msg, size_t msglen);
 int pt_bus_open_sim(const char *spec, struct pt_bus **out, char *msg, size_t msglen);
 int pt_bus_open_pci(const char *spec, struct pt_bus **out, char *msg, size_t msglen);
 /* Maps `size` bytes of any file at `offset` (a sysfs resource file, or a
@@ -85,6 +90,15 @@ int pt_bus_open_mmap_file(const char *path, uint64_t offset, struct pt_bus **out
 int pt_bus_open_nfb(const char *path, unsigned index, struct pt_bus **out, char *msg, size_t msglen);
 /* 1 when this build has the libnfb backend. */
 int pt_bus_have_nfb(void);
+
+/*
+ * Stop requests (async-signal-safe): a signal handler calls
+ * pt_bus_request_stop(); a backend's wait() then returns -EINTR early
+ * instead of sleeping on, and callers can check pt_bus_stop_requested().
+ */
+void pt_bus_request_stop(void);
+int pt_bus_stop_requested(void);
+void pt_bus_clear_stop(void);
 
 /* Helpers for backends. */
 struct pt_bus *pt_bus_alloc(const struct pt_bus_ops *ops, const char *device);

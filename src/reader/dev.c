@@ -1,0 +1,181 @@
+/*
+ * pcie-telemetry: commands and readings of one component.
+ *
+ * The register sequence of every operation is the one of the upstream
+ * tool (shared/spec/register-image.md section 4): a replayed image depends
+ * on it.  The reads themselves are merged into as few bus transactions as
+ * possible: one block for the counter window and one for STATUS and the
+ * per-endpoint registers.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "pcie_telemetry/telemetry.h"
+
+/* Registers from STATUS up to the last per-endpoint register. */
+#define REGS_FIRST PT_REG_STATUS
+
+static int bus_err(struct pt_dev *d, int rc, char *msg, size_t msglen)
+{
+	if (msg && msglen)
+		snprintf(msg, msglen, "%s", d->bus->msg[0] ? d->bus->msg : strerror(-rc));
+	return rc;
+}
+
+static double host_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int pt_dev_init(struct pt_dev *d, struct pt_bus *bus, char *msg, size_t msglen)
+{
+	uint32_t cfg[PT_CFG_REGS] = { 0 };
+	int rc;
+
+	memset(d, 0, sizeof(*d));
+	d->bus = bus;
+	d->busy_timeout = 1.0;
+	/* Two blocks around COMMAND, which is write-only. */
+	rc = pt_bus_read_block(bus, 0, cfg, PT_REG_COMMAND / 4);
+	if (rc == 0)
+		rc = pt_bus_read_block(bus, PT_REG_STATUS, cfg + PT_REG_STATUS / 4,
+				       PT_CFG_REGS - PT_REG_STATUS / 4);
+	if (rc < 0)
+		return bus_err(d, rc, msg, msglen);
+	return pt_layout_decode(cfg, &d->layout, msg, msglen);
+}
+
+int pt_dev_command(struct pt_dev *d, uint32_t cmd, char *msg, size_t msglen)
+{
+	int rc = pt_bus_write32(d->bus, PT_REG_COMMAND, cmd);
+
+	return rc < 0 ? bus_err(d, rc, msg, msglen) : 0;
+}
+
+static int wait_idle(struct pt_dev *d, uint32_t cmd, uint32_t *status, char *msg, size_t msglen)
+{
+	double deadline = 0.0;
+	uint32_t st = 0;
+
+	for (unsigned polls = 0;; polls++) {
+		int rc = pt_bus_read32(d->bus, PT_REG_STATUS, &st);
+
+		if (rc < 0)
+			return bus_err(d, rc, msg, msglen);
+		if (!(st & PT_STATUS_BUSY))
+			break;
+		if (polls == 0) {
+			deadline = host_now() + d->busy_timeout;
+			continue;
+		}
+		if (host_now() > deadline) {
+			if (msg && msglen)
+				snprintf(msg, msglen,
+					 "%s: STATUS busy did not clear within %.1f s after COMMAND "
+					 "0x%X (STATUS = 0x%08X)",
+					 d->bus->device, d->busy_timeout, (unsigned)cmd, (unsigned)st);
+			return -ETIMEDOUT;
+		}
+		/* A simulated device advances only when asked to: give it a
+		 * microsecond now and then (a real device just sleeps). */
+		if (polls % 64u == 63u) {
+			rc = pt_bus_wait(d->bus, 1e-6);
+			if (rc < 0)
+				return bus_err(d, rc, msg, msglen);
+		}
+	}
+	if (status)
+		*status = st;
+	return 0;
+}
+
+int pt_dev_wait_idle(struct pt_dev *d, char *msg, size_t msglen)
+{
+	return wait_idle(d, 0, NULL, msg, msglen);
+}
+
+int pt_dev_status(struct pt_dev *d, uint32_t *status, char *msg, size_t msglen)
+{
+	int rc = pt_bus_read32(d->bus, PT_REG_STATUS, status);
+
+	return rc < 0 ? bus_err(d, rc, msg, msglen) : 0;
+}
+
+int pt_dev_read(struct pt_dev *d, struct pt_reading *r, char *msg, size_t msglen)
+{
+	const struct pt_layout *l = &d->layout;
+	/* STATUS .. the last PCIE_STFIFO register: 39 + endpoints words. */
+	uint32_t regs[(PT_REG_PCIE_STFIFO + 4 * PT_MAX_ENDPOINTS - REGS_FIRST) / 4];
+	size_t nregs = (PT_REG_PCIE_STFIFO + 4 * l->endpoints - REGS_FIRST) / 4;
+	int rc;
+
+	if (r->entries != l->entries || !r->cnt) {
+		if (msg && msglen)
+			snprintf(msg, msglen, "reading holds %u counters, the layout has %u",
+				 r->entries, l->entries);
+		return -EINVAL;
+	}
+	rc = pt_dev_command(d, PT_CMD_SNAPSHOT, msg, msglen);
+	if (rc < 0)
+		return rc;
+	rc = pt_bus_now(d->bus, &r->time);
+	if (rc < 0)
+		return bus_err(d, rc, msg, msglen);
+	rc = wait_idle(d, PT_CMD_SNAPSHOT, NULL, msg, msglen);
+	if (rc < 0)
+		return rc;
+
+	/* The whole window in one transfer; the words arrive in place and
+	 * are then widened from the end, so no second buffer is needed. */
+	{
+		uint32_t *w = (uint32_t *)(void *)r->cnt;
+
+		rc = pt_bus_read_block(d->bus, l->cnt_base, w, 2u * l->entries);
+		if (rc < 0)
+			return bus_err(d, rc, msg, msglen);
+		for (unsigned i = 0; i < l->entries; i++) {
+			uint32_t lo, hi;
+
+			memcpy(&lo, (const unsigned char *)r->cnt + 8u * i, 4);
+			memcpy(&hi, (const unsigned char *)r->cnt + 8u * i + 4u, 4);
+			r->cnt[i] = (uint64_t)lo | (uint64_t)hi << 32;
+		}
+	}
+
+	rc = pt_bus_read_block(d->bus, REGS_FIRST, regs, nregs);
+	if (rc < 0)
+		return bus_err(d, rc, msg, msglen);
+	r->status = regs[0];
+	memset(r->pcie_status, 0, sizeof(r->pcie_status));
+	memset(r->pcie_tags, 0, sizeof(r->pcie_tags));
+	memset(r->pcie_stfifo, 0, sizeof(r->pcie_stfifo));
+	for (unsigned ep = 0; ep < l->endpoints; ep++) {
+		r->pcie_status[ep] = regs[(PT_REG_PCIE_STATUS + 4 * ep - REGS_FIRST) / 4];
+		r->pcie_tags[ep] = regs[(PT_REG_PCIE_TAGS + 4 * ep - REGS_FIRST) / 4];
+		r->pcie_stfifo[ep] = regs[(PT_REG_PCIE_STFIFO + 4 * ep - REGS_FIRST) / 4];
+	}
+	return 0;
+}
+
+int pt_dev_clear(struct pt_dev *d, char *msg, size_t msglen)
+{
+	uint32_t cmd = PT_CMD_CLEAR | PT_CMD_CLEAR_FLAGS | PT_CMD_CLEAR_MARKS;
+	int rc = pt_dev_command(d, cmd, msg, msglen);
+
+	return rc < 0 ? rc : wait_idle(d, cmd, NULL, msg, msglen);
+}
+
+int pt_dev_clear_flags(struct pt_dev *d, char *msg, size_t msglen)
+{
+	return pt_dev_command(d, PT_CMD_CLEAR_FLAGS, msg, msglen);
+}
+
+int pt_dev_clear_marks(struct pt_dev *d, char *msg, size_t msglen)
+{
+	return pt_dev_command(d, PT_CMD_CLEAR_MARKS, msg, msglen);
+}

@@ -1,0 +1,235 @@
+/*
+ * pcie-telemetry: the layout of one component, decoded from its
+ * configuration registers, and the index of every counter.
+ *
+ * The checks follow what the firmware can produce (generics of
+ * PCIE_TELEMETRY_MI and the channel numbering of PCIE_TELEMETRY_PROBE).
+ * A layout that breaks one of them would make the tool read the wrong
+ * counters and print plausible nonsense, so it is refused with the
+ * register and its value.  Fields the report does not depend on (the
+ * probe count, DRAIN_PERIOD, the item and region sizes, the capacities)
+ * are taken as they are, as upstream does.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pcie_telemetry/telemetry.h"
+
+static int bad(char *msg, size_t msglen, const char *reg, uint32_t val, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static int bad(char *msg, size_t msglen, const char *reg, uint32_t val, const char *fmt, ...)
+{
+	char what[384];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	if (msg && msglen)
+		snprintf(msg, msglen, "%s = 0x%08X: %s", reg, (unsigned)val, what);
+	return -EPROTO;
+}
+
+static unsigned field(uint32_t v, unsigned shift, unsigned bits)
+{
+	return (unsigned)((v >> shift) & ((1u << bits) - 1u));
+}
+
+int pt_layout_decode(const uint32_t cfg[PT_CFG_REGS], struct pt_layout *l, char *msg,
+		     size_t msglen)
+{
+	const uint32_t magic = cfg[PT_REG_MAGIC / 4], version = cfg[PT_REG_VERSION / 4];
+	const uint32_t topo = cfg[PT_REG_CFG_TOPOLOGY / 4], lay = cfg[PT_REG_CFG_LAYOUT / 4];
+	const uint32_t pcie = cfg[PT_REG_CFG_PCIE / 4], dma = cfg[PT_REG_CFG_DMA / 4];
+	const uint32_t drain = cfg[PT_REG_CFG_DRAIN / 4], base = cfg[PT_REG_CNT_BASE / 4];
+	const uint32_t regions = cfg[PT_REG_CFG_REGIONS / 4], width = cfg[PT_REG_CFG_WIDTH / 4];
+	const uint32_t hist = cfg[PT_REG_CFG_HIST / 4], cap = cfg[PT_REG_CFG_CAPACITY / 4];
+	const uint32_t wdma = cfg[PT_REG_CFG_WIDTH_DMA / 4];
+	static const char *const kind_name[4] = { "RQ", "RC", "UP", "DOWN" };
+	unsigned need;
+
+	memset(l, 0, sizeof(*l));
+	memcpy(l->cfg, cfg, sizeof(l->cfg));
+
+	if (magic != PT_MAGIC)
+		return bad(msg, msglen, "MAGIC", magic,
+			   "not a PCIe telemetry component (expected 0x%08X)", PT_MAGIC);
+	l->version_major = field(version, 16, 16);
+	l->version_minor = field(version, 0, 16);
+	if (l->version_major != PT_VERSION_MAJOR)
+		return bad(msg, msglen, "VERSION", version,
+			   "major version %u is not supported, the register map of major %u is "
+			   "needed",
+			   l->version_major, PT_VERSION_MAJOR);
+
+	l->endpoints = field(topo, 0, 8);
+	l->dma_ports = field(topo, 8, 8);
+	l->probes = field(topo, 16, 8);
+	if (l->endpoints < 1 || l->endpoints > PT_MAX_ENDPOINTS)
+		return bad(msg, msglen, "CFG_TOPOLOGY", topo,
+			   "%u PCIe endpoints (1 to %u are possible)", l->endpoints,
+			   PT_MAX_ENDPOINTS);
+
+	l->entries = field(lay, 0, 16);
+	l->cnt_width = field(lay, 16, 8);
+	l->ep_channels = field(lay, 24, 8);
+	if (l->cnt_width < 33 || l->cnt_width > 64)
+		return bad(msg, msglen, "CFG_LAYOUT", lay,
+			   "counter width %u bits is outside the range 33 to 64", l->cnt_width);
+
+	l->pcie_channels = field(pcie, 0, 8);
+	l->pcie_buses = field(pcie, 8, 8);
+	l->pcie_regions = field(pcie, 16, 8);
+	l->pcie_brakes = field(pcie, 24, 8);
+	if (l->pcie_buses != 2)
+		return bad(msg, msglen, "CFG_PCIE", pcie,
+			   "%u buses, but the PCIe clock probe observes 2 (RQ and RC)",
+			   l->pcie_buses);
+	need = 1 + l->pcie_buses * (6 + l->pcie_regions) + l->pcie_brakes;
+	if (l->pcie_channels != need)
+		return bad(msg, msglen, "CFG_PCIE", pcie,
+			   "%u channels, but 1 + %u buses x (6 + %u regions) + %u BRAKE signals "
+			   "make %u",
+			   l->pcie_channels, l->pcie_buses, l->pcie_regions, l->pcie_brakes, need);
+
+	l->dma_channels = field(dma, 0, 8);
+	l->dma_buses = field(dma, 8, 8);
+	l->dma_regions = field(dma, 16, 8);
+	l->dma_brakes = field(dma, 24, 8);
+	if (l->dma_buses != 2 * l->dma_ports)
+		return bad(msg, msglen, "CFG_DMA", dma,
+			   "%u buses, but %u DMA ports per endpoint (CFG_TOPOLOGY = 0x%08X) have %u",
+			   l->dma_buses, l->dma_ports, (unsigned)topo, 2 * l->dma_ports);
+	need = 1 + l->dma_buses * (6 + l->dma_regions) + l->dma_brakes;
+	if (l->dma_channels != need)
+		return bad(msg, msglen, "CFG_DMA", dma,
+			   "%u channels, but 1 + %u buses x (6 + %u regions) + %u BRAKE signals "
+			   "make %u",
+			   l->dma_channels, l->dma_buses, l->dma_regions, l->dma_brakes, need);
+
+	if (l->ep_channels != l->pcie_channels + l->dma_channels)
+		return bad(msg, msglen, "CFG_LAYOUT", lay,
+			   "%u counters per endpoint, but its probes have %u + %u = %u channels",
+			   l->ep_channels, l->pcie_channels, l->dma_channels,
+			   l->pcie_channels + l->dma_channels);
+	if (l->entries < l->endpoints * l->ep_channels)
+		return bad(msg, msglen, "CFG_LAYOUT", lay,
+			   "%u counters cannot hold %u endpoint%s x %u channels", l->entries,
+			   l->endpoints, l->endpoints == 1 ? "" : "s", l->ep_channels);
+
+	l->cnt_base = base;
+	if (base % 4u != 0)
+		return bad(msg, msglen, "CNT_BASE", base,
+			   "the counter window must start on a multiple of 4 bytes");
+	if (base >= PT_COMP_SPAN || (uint64_t)l->entries * 8u > PT_COMP_SPAN - base)
+		return bad(msg, msglen, "CNT_BASE", base,
+			   "a window of %u counters (0x%X bytes) from here leaves the 64 KiB of "
+			   "the component",
+			   l->entries, l->entries * 8u);
+
+	l->drain_period = field(drain, 0, 16);
+	l->item_bytes = field(drain, 16, 8);
+
+	for (unsigned k = 0; k < 4; k++) {
+		unsigned probe = k < 2 ? l->pcie_regions : l->dma_regions;
+
+		l->real_regions[k] = field(regions, 8 * k, 8);
+		if (l->real_regions[k] > probe)
+			return bad(msg, msglen, "CFG_REGIONS", regions,
+				   "the %s bus has %u regions, more than the %u of its probe (%s)",
+				   kind_name[k], l->real_regions[k], probe,
+				   k < 2 ? "CFG_PCIE" : "CFG_DMA");
+	}
+	l->region_bytes[PT_BUS_RQ] = field(width, 0, 16);
+	l->region_bytes[PT_BUS_RC] = field(width, 16, 16);
+	l->region_bytes[PT_BUS_UP] = field(wdma, 0, 16);
+	l->region_bytes[PT_BUS_DOWN] = field(wdma, 16, 16);
+
+	l->hist_bands = field(hist, 0, 8);
+	l->pcie_hists = field(hist, 8, 8);
+	l->dma_hists = field(hist, 16, 8);
+	if (l->pcie_hists * l->hist_bands > l->pcie_brakes)
+		return bad(msg, msglen, "CFG_HIST", hist,
+			   "%u histograms x %u bands do not fit in the %u BRAKE channels of the PCIe "
+			   "clock probe",
+			   l->pcie_hists, l->hist_bands, l->pcie_brakes);
+	if (l->dma_hists * l->hist_bands > l->dma_brakes)
+		return bad(msg, msglen, "CFG_HIST", hist,
+			   "%u histograms x %u bands do not fit in the %u BRAKE channels of the DMA "
+			   "clock probe",
+			   l->dma_hists, l->hist_bands, l->dma_brakes);
+	l->tag_capacity = field(cap, 0, 16);
+	l->stfifo_capacity = field(cap, 16, 16);
+	l->driven_brakes = l->pcie_brakes - l->pcie_hists * l->hist_bands;
+	l->buses = 2 + 2 * l->dma_ports;
+	return 0;
+}
+
+enum pt_bus_kind pt_layout_bus_kind(const struct pt_layout *l, unsigned b)
+{
+	(void)l;
+	if (b < 2)
+		return b == 0 ? PT_BUS_RQ : PT_BUS_RC;
+	return (b % 2u == 0) ? PT_BUS_UP : PT_BUS_DOWN;
+}
+
+unsigned pt_layout_bus_port(const struct pt_layout *l, unsigned b)
+{
+	(void)l;
+	return b < 2 ? 0 : (b - 2) / 2;
+}
+
+void pt_layout_bus_name(const struct pt_layout *l, unsigned b, char *buf, size_t len)
+{
+	unsigned p = pt_layout_bus_port(l, b);
+
+	switch (pt_layout_bus_kind(l, b)) {
+	case PT_BUS_RQ:
+		snprintf(buf, len, "PTC -> PCIe (RQ)");
+		break;
+	case PT_BUS_RC:
+		snprintf(buf, len, "PCIe -> PTC (RC)");
+		break;
+	case PT_BUS_UP:
+		snprintf(buf, len, "DMA%u -> PTC (UP)", p);
+		break;
+	case PT_BUS_DOWN:
+		snprintf(buf, len, "PTC -> DMA%u (DOWN)", p);
+		break;
+	}
+}
+
+unsigned pt_layout_bus_real_regions(const struct pt_layout *l, unsigned b)
+{
+	return l->real_regions[pt_layout_bus_kind(l, b)];
+}
+
+unsigned pt_idx_pcie_cycles(const struct pt_layout *l, unsigned ep)
+{
+	return ep * l->ep_channels;
+}
+
+unsigned pt_idx_dma_cycles(const struct pt_layout *l, unsigned ep)
+{
+	return ep * l->ep_channels + l->pcie_channels;
+}
+
+unsigned pt_idx_bus(const struct pt_layout *l, unsigned ep, unsigned b, unsigned f)
+{
+	if (b < 2)
+		return pt_idx_pcie_cycles(l, ep) + 1 + b * (6 + l->pcie_regions) + f;
+	return pt_idx_dma_cycles(l, ep) + 1 + (b - 2) * (6 + l->dma_regions) + f;
+}
+
+unsigned pt_idx_brake(const struct pt_layout *l, unsigned ep, unsigned k)
+{
+	return pt_idx_pcie_cycles(l, ep) + 1 + l->pcie_buses * (6 + l->pcie_regions) + k;
+}
+
+unsigned pt_idx_hist(const struct pt_layout *l, unsigned ep, unsigned h, unsigned band)
+{
+	return pt_idx_brake(l, ep, l->driven_brakes) + h * l->hist_bands + band;
+}
