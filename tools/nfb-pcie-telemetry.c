@@ -1,0 +1,632 @@
+/*
+ * nfb-pcie-telemetry: shows the PCIe telemetry of an NDK card
+ * (PCIE_TELEMETRY_MI), a drop-in for the upstream Python tool of the same
+ * name: the same options, the same report and JSON byte for byte.
+ *
+ * Exit status: 0 success, 1 runtime error, 2 usage error.  Every error is
+ * one line "nfb-pcie-telemetry: ..." on stderr and nothing on stdout: a
+ * report is rendered into memory and printed only once it is complete.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pcie_telemetry/bus.h"
+#include "pcie_telemetry/env.h"
+#include "pcie_telemetry/render.h"
+#include "pcie_telemetry/telemetry.h"
+
+#define PROG "nfb-pcie-telemetry"
+#define EXIT_RUNTIME 1
+#define EXIT_USAGE 2
+#define MSG_LEN 1024
+
+enum { OPT_RECORD = 256 };
+
+struct args {
+	const char *device;
+	unsigned index;
+	double interval;
+	bool watch, clear, json;
+	const char *record;
+};
+
+/* The outcome of one step: done, stopped by a signal, or failed. */
+enum step { STEP_OK, STEP_STOPPED, STEP_FAILED };
+
+struct recorder {
+	char *path, *tmp;
+	FILE *f;
+	FILE *pending; /* images of the report in progress */
+	char *pending_buf;
+	size_t pending_len;
+	unsigned images;
+};
+
+static void die_usage(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+static void die_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(EXIT_USAGE);
+}
+
+static void usage(void)
+{
+	printf("Usage: " PROG " [-d DEVICE] [-i INDEX] [-t SEC] [-w] [-c] [-j] [--record FILE]\n"
+	       "Shows the PCIe telemetry (PCIE_TELEMETRY_MI) of an NDK card: bus occupancy,\n"
+	       "stalls, rates, why the PTC stopped the transfer, and how long tags and the\n"
+	       "storage FIFO ran short.\n"
+	       "\n"
+	       "  -d, --device DEV     device (default: the default NFB device, %s)\n"
+	       "  -i, --index N        index of the component in the DeviceTree [default: 0]\n"
+	       "  -t, --interval SEC   length of the measured interval [default: 1]; 0 (or\n"
+	       "                       less) prints the totals since the last clear\n"
+	       "  -w, --watch          keep measuring and printing until interrupted\n"
+	       "  -c, --clear          zero all counters and exit\n"
+	       "  -j, --json           print the raw values as JSON instead of a table\n"
+	       "      --record FILE    also write every reading taken as a register image\n"
+	       "                       file, which -d image:FILE replays\n"
+	       "  -h, --help           show this help and exit\n"
+	       "  -V, --version        show the version and exit\n"
+	       "\n"
+	       "Devices:\n"
+	       "  /dev/nfbN, N or a libnfb path   an NFB card through libnfb%s\n"
+	       "  image:FILE                      replay a register image file\n"
+	       "  sim                             the simulated card, default mixed load\n"
+	       "  sim:PRESET | sim:FILE           the simulated card with a preset or a\n"
+	       "                                  scenario file\n"
+	       "  pci:DOMAIN:BUS:DEV.FN[/BAR]@OFFSET  the component at OFFSET (hex) of a PCI\n"
+	       "                                  BAR mapped through sysfs (BAR 0 by default)\n"
+	       "  mmap:FILE[@OFFSET]              64 KiB of any file laid out as the component\n",
+	       getenv("LIBNFB_DEFAULT_DEV") ? getenv("LIBNFB_DEFAULT_DEV") : "/dev/nfb0",
+	       pt_bus_have_nfb() ? "" : " (not in this build)");
+	if (pte_preset_count() > 0) {
+		printf("\nPresets of the simulated card (sim:PRESET):\n");
+		for (size_t i = 0; i < pte_preset_count(); i++)
+			printf("  %-22s %s\n", pte_preset_name(i), pte_preset_summary(i));
+	}
+}
+
+static unsigned parse_index(const char *s)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	if (*s < '0' || *s > '9')
+		die_usage("-i '%s': not a valid index (expected a non-negative integer)", s);
+	v = strtoul(s, &end, 10);
+	if (*end != '\0')
+		die_usage("-i '%s': not a valid index (expected a non-negative integer)", s);
+	if (errno || v > 0xFFFF)
+		die_usage("-i '%s': index out of range", s);
+	return (unsigned)v;
+}
+
+static double parse_interval(const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	while (end != s && (*end == ' ' || *end == '\t'))
+		end++;
+	if (end == s || *end != '\0' || strpbrk(s, "xX") || isnan(v))
+		die_usage("-t '%s': not a number of seconds", s);
+	if (!isfinite(v))
+		die_usage("-t '%s': the interval must be a finite number of seconds", s);
+	if (v > 1e7)
+		die_usage("-t '%s': an interval longer than 10^7 seconds is not supported", s);
+	return v;
+}
+
+static void parse_args(int argc, char **argv, struct args *a)
+{
+	static const struct option longopts[] = {
+		{ "device", required_argument, NULL, 'd' },
+		{ "index", required_argument, NULL, 'i' },
+		{ "interval", required_argument, NULL, 't' },
+		{ "watch", no_argument, NULL, 'w' },
+		{ "clear", no_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "record", required_argument, NULL, OPT_RECORD },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	a->interval = 1.0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":d:i:t:wcjhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			if (!*optarg)
+				die_usage("-d: empty device name");
+			a->device = optarg;
+			break;
+		case 'i':
+			a->index = parse_index(optarg);
+			break;
+		case 't':
+			a->interval = parse_interval(optarg);
+			break;
+		case 'w':
+			a->watch = true;
+			break;
+		case 'c':
+			a->clear = true;
+			break;
+		case 'j':
+			a->json = true;
+			break;
+		case OPT_RECORD:
+			if (!*optarg)
+				die_usage("--record: empty file name");
+			a->record = optarg;
+			break;
+		case 'h':
+			usage();
+			exit(0);
+		case 'V':
+			printf(PROG " %s (pcie-telemetry, libnfb backend %s)\n", PT_VERSION_STRING,
+			       pt_bus_have_nfb() ? "built in" : "not built");
+			exit(0);
+		case ':':
+			if (optopt)
+				die_usage("option -%c needs a value", optopt);
+			die_usage("option '%s' needs a value", argv[optind - 1]);
+		default:
+			if (optopt)
+				die_usage("unknown option -%c (see --help)", optopt);
+			die_usage("unknown option '%s' (see --help)", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		die_usage("stray argument '%s' (see --help)", argv[optind]);
+	if (a->record && a->clear)
+		die_usage("--record: -c takes no reading, there is nothing to record");
+}
+
+/* ------------------------------------------------------------ recording */
+
+static char *command_line(int argc, char **argv)
+{
+	size_t len = 1;
+	char *s, *p;
+
+	for (int i = 0; i < argc; i++)
+		len += 4 * strlen(argv[i]) + 3;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	p = s;
+	for (int i = 0; i < argc; i++) {
+		const char *q = argv[i];
+		bool plain = *q != '\0';
+
+		for (const char *t = q; *t; t++)
+			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "0123456789_-./:@=,+%",
+				    *t))
+				plain = false;
+		if (i)
+			*p++ = ' ';
+		if (!plain)
+			*p++ = '\'';
+		for (const char *t = q; *t; t++) {
+			if (*t == '\'') {
+				memcpy(p, "'\\''", 4);
+				p += 4;
+			} else {
+				*p++ = *t;
+			}
+		}
+		if (!plain)
+			*p++ = '\'';
+	}
+	*p = '\0';
+	return s;
+}
+
+static int recorder_open(struct recorder *rec, const char *path, char *msg, size_t msglen)
+{
+	char *dcopy = strdup(path), *bcopy = strdup(path);
+	const char *dir, *base;
+	int fd;
+
+	memset(rec, 0, sizeof(*rec));
+	if (!dcopy || !bcopy) {
+		free(dcopy);
+		free(bcopy);
+		snprintf(msg, msglen, "out of memory");
+		return -ENOMEM;
+	}
+	dir = dirname(dcopy);
+	base = basename(bcopy);
+	rec->path = strdup(path);
+	rec->tmp = malloc(strlen(dir) + strlen(base) + 16);
+	if (!rec->path || !rec->tmp) {
+		free(dcopy);
+		free(bcopy);
+		snprintf(msg, msglen, "out of memory");
+		return -ENOMEM;
+	}
+	sprintf(rec->tmp, "%s/.%s.XXXXXX", dir, base);
+	fd = mkstemp(rec->tmp);
+	if (fd < 0) {
+		int err = errno;
+
+		snprintf(msg, msglen, "--record %s: cannot create a file in %s: %s", path, dir,
+			 strerror(err));
+		free(dcopy);
+		free(bcopy);
+		free(rec->tmp);
+		rec->tmp = NULL;
+		return -err;
+	}
+	free(dcopy);
+	free(bcopy);
+	{
+		/* mkstemp makes 0600; a recording is an ordinary file. */
+		mode_t mask = umask(0);
+
+		umask(mask);
+		(void)fchmod(fd, 0666 & ~mask);
+	}
+	rec->f = fdopen(fd, "w");
+	if (!rec->f) {
+		int err = errno;
+
+		close(fd);
+		unlink(rec->tmp);
+		snprintf(msg, msglen, "--record %s: %s", path, strerror(err));
+		return -err;
+	}
+	return 0;
+}
+
+static int recorder_begin(struct recorder *rec)
+{
+	if (!rec->f)
+		return 0;
+	rec->pending = open_memstream(&rec->pending_buf, &rec->pending_len);
+	return rec->pending ? 0 : -ENOMEM;
+}
+
+static void recorder_drop(struct recorder *rec)
+{
+	if (rec->pending)
+		fclose(rec->pending);
+	free(rec->pending_buf);
+	rec->pending = NULL;
+	rec->pending_buf = NULL;
+	rec->pending_len = 0;
+}
+
+static int recorder_add(struct recorder *rec, const struct pt_layout *l,
+			const struct pt_reading *r, char *msg, size_t msglen)
+{
+	if (!rec->pending)
+		return 0;
+	if (pt_render_regs_image(rec->pending, l, r) < 0) {
+		snprintf(msg, msglen, "--record %s: cannot render the register image", rec->path);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* The report is complete: its images go to the file. */
+static int recorder_commit(struct recorder *rec, char *msg, size_t msglen)
+{
+	if (!rec->pending)
+		return 0;
+	if (fclose(rec->pending) != 0) {
+		rec->pending = NULL;
+		recorder_drop(rec);
+		snprintf(msg, msglen, "--record %s: out of memory", rec->path);
+		return -ENOMEM;
+	}
+	rec->pending = NULL;
+	if (fwrite(rec->pending_buf, 1, rec->pending_len, rec->f) != rec->pending_len ||
+	    fflush(rec->f) != 0) {
+		int err = errno ? errno : EIO;
+
+		recorder_drop(rec);
+		snprintf(msg, msglen, "--record %s: write error: %s", rec->path, strerror(err));
+		return -err;
+	}
+	rec->images++;
+	recorder_drop(rec);
+	return 0;
+}
+
+/* keep: rename the file into place (only with complete images in it). */
+static int recorder_close(struct recorder *rec, bool keep, char *msg, size_t msglen)
+{
+	int rc = 0;
+
+	recorder_drop(rec);
+	if (rec->f) {
+		if (fflush(rec->f) != 0 || fsync(fileno(rec->f)) != 0) {
+			if (keep) {
+				snprintf(msg, msglen, "--record %s: write error: %s", rec->path,
+					 strerror(errno));
+				rc = -EIO;
+			}
+			keep = false;
+		}
+		if (fclose(rec->f) != 0 && keep) {
+			snprintf(msg, msglen, "--record %s: write error: %s", rec->path,
+				 strerror(errno));
+			rc = -EIO;
+			keep = false;
+		}
+		rec->f = NULL;
+		if (keep && rec->images == 0)
+			keep = false;
+		if (keep && rename(rec->tmp, rec->path) != 0) {
+			snprintf(msg, msglen, "--record %s: %s", rec->path, strerror(errno));
+			rc = -errno;
+			keep = false;
+		}
+		if (!keep)
+			unlink(rec->tmp);
+	}
+	free(rec->tmp);
+	free(rec->path);
+	rec->tmp = rec->path = NULL;
+	return rc;
+}
+
+/* -------------------------------------------------------------- measure */
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	pt_bus_request_stop();
+}
+
+static void install_handlers(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	/* No SA_RESTART: a sleep returns at once.  A second signal acts as
+	 * usual, in case a step hangs. */
+	sa.sa_flags = (int)SA_RESETHAND;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+struct session {
+	const struct args *a;
+	struct pt_dev dev;
+	struct pt_reading first, second, diff;
+	struct recorder rec;
+};
+
+/* One reading, into the recording too. */
+static enum step take(struct session *s, struct pt_reading *r, char *msg, size_t msglen)
+{
+	if (pt_bus_stop_requested())
+		return STEP_STOPPED;
+	if (pt_dev_read(&s->dev, r, msg, msglen) < 0)
+		return STEP_FAILED;
+	if (recorder_add(&s->rec, &s->dev.layout, r, msg, msglen) < 0)
+		return STEP_FAILED;
+	return STEP_OK;
+}
+
+/* Measure and render one report into out (the sequence of the upstream
+ * tool: register-image.md section 4). */
+static enum step one_report(struct session *s, FILE *out, char *msg, size_t msglen)
+{
+	const struct args *a = s->a;
+	struct pt_report rep = { .layout = &s->dev.layout };
+	enum step st;
+	int rc;
+
+	if (recorder_begin(&s->rec) < 0) {
+		snprintf(msg, msglen, "out of memory");
+		return STEP_FAILED;
+	}
+	if (a->interval <= 0) {
+		st = take(s, &s->second, msg, msglen);
+		if (st != STEP_OK)
+			return st;
+		rep.reading = &s->second;
+		rep.interval = false;
+	} else {
+		double now;
+
+		if (pt_bus_stop_requested())
+			return STEP_STOPPED;
+		if (pt_dev_clear_flags(&s->dev, msg, msglen) < 0 ||
+		    pt_dev_clear_marks(&s->dev, msg, msglen) < 0)
+			return STEP_FAILED;
+		st = take(s, &s->first, msg, msglen);
+		if (st != STEP_OK)
+			return st;
+		/* The interval runs from one SNAPSHOT to the next, whatever the
+		 * read-out of the first one took. */
+		if (pt_bus_now(s->dev.bus, &now) < 0) {
+			snprintf(msg, msglen, "%s", s->dev.bus->msg);
+			return STEP_FAILED;
+		}
+		rc = pt_bus_wait(s->dev.bus, s->first.time + a->interval - now);
+		if (pt_bus_stop_requested())
+			return STEP_STOPPED;
+		if (rc < 0) {
+			snprintf(msg, msglen, "%s", s->dev.bus->msg);
+			return STEP_FAILED;
+		}
+		st = take(s, &s->second, msg, msglen);
+		if (st != STEP_OK)
+			return st;
+		pt_reading_diff(&s->dev.layout, &s->first, &s->second, &s->diff);
+		rep.reading = &s->diff;
+		rep.interval = true;
+		rep.seconds = s->second.time - s->first.time;
+	}
+	rc = a->json ? pt_render_json(out, &rep) : pt_render_text(out, &rep);
+	if (rc < 0) {
+		snprintf(msg, msglen, "cannot render the report: %s", strerror(-rc));
+		return STEP_FAILED;
+	}
+	if (recorder_commit(&s->rec, msg, msglen) < 0)
+		return STEP_FAILED;
+	return STEP_OK;
+}
+
+static int print_whole(const char *buf, size_t len, char *msg, size_t msglen)
+{
+	if (fwrite(buf, 1, len, stdout) != len || fflush(stdout) != 0) {
+		snprintf(msg, msglen, "cannot write the report: %s", strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+static int run(struct session *s, char *msg, size_t msglen)
+{
+	const struct args *a = s->a;
+
+	for (unsigned n = 0;; n++) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *out;
+		enum step st;
+
+		if (n > 0 && a->interval <= 0) {
+			/* Totals in watch mode: once a second (upstream reads as
+			 * fast as it can, which floods the terminal with equal
+			 * reports). */
+			if (pt_bus_wait(s->dev.bus, 1.0) < 0 && !pt_bus_stop_requested()) {
+				snprintf(msg, msglen, "%s", s->dev.bus->msg);
+				return EXIT_RUNTIME;
+			}
+		}
+		if (pt_bus_stop_requested())
+			return a->watch ? 0 : EXIT_RUNTIME;
+		out = open_memstream(&buf, &len);
+		if (!out) {
+			snprintf(msg, msglen, "out of memory");
+			return EXIT_RUNTIME;
+		}
+		st = one_report(s, out, msg, msglen);
+		if (fclose(out) != 0 && st == STEP_OK) {
+			snprintf(msg, msglen, "out of memory");
+			st = STEP_FAILED;
+		}
+		if (st == STEP_OK && print_whole(buf, len, msg, msglen) < 0)
+			st = STEP_FAILED;
+		free(buf);
+		if (st == STEP_STOPPED) {
+			recorder_drop(&s->rec);
+			if (a->watch)
+				return 0;
+			snprintf(msg, msglen, "interrupted before the report was complete");
+			return EXIT_RUNTIME;
+		}
+		if (st == STEP_FAILED)
+			return EXIT_RUNTIME;
+		if (!a->watch)
+			return 0;
+		/* Upstream prints an empty line after every report of -w. */
+		if (print_whole("\n", 1, msg, msglen) < 0)
+			return EXIT_RUNTIME;
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct session s;
+	struct args a;
+	char msg[MSG_LEN] = "";
+	struct pt_bus *bus = NULL;
+	int status;
+
+	parse_args(argc, argv, &a);
+	memset(&s, 0, sizeof(s));
+	s.a = &a;
+	if (a.interval < 0)
+		fprintf(stderr,
+			PROG ": warning: -t %g is negative; showing the totals since the last "
+			     "clear, as -t 0 does\n",
+			a.interval);
+
+	if (a.record && recorder_open(&s.rec, a.record, msg, sizeof(msg)) < 0) {
+		fprintf(stderr, PROG ": %s\n", msg);
+		return EXIT_USAGE;
+	}
+	install_handlers();
+
+	status = EXIT_RUNTIME;
+	if (pt_bus_open(a.device, a.index, &bus, msg, sizeof(msg)) < 0)
+		goto out;
+	if (pt_dev_init(&s.dev, bus, msg, sizeof(msg)) < 0)
+		goto out;
+	if (a.clear) {
+		if (pt_dev_clear(&s.dev, msg, sizeof(msg)) < 0)
+			goto out;
+		status = print_whole("Counters cleared.\n", 18, msg, sizeof(msg)) < 0 ? EXIT_RUNTIME
+										  : 0;
+		goto out;
+	}
+	if (pt_reading_init(&s.first, s.dev.layout.entries) < 0 ||
+	    pt_reading_init(&s.second, s.dev.layout.entries) < 0 ||
+	    pt_reading_init(&s.diff, s.dev.layout.entries) < 0) {
+		snprintf(msg, sizeof(msg), "out of memory");
+		goto out;
+	}
+	if (s.rec.f) {
+		char *cmd = command_line(argc, argv);
+		int rc = pt_render_regs_header(s.rec.f, PT_VERSION_STRING, cmd ? cmd : PROG,
+					       bus->device);
+
+		free(cmd);
+		if (rc < 0) {
+			snprintf(msg, sizeof(msg), "--record %s: write error", a.record);
+			goto out;
+		}
+	}
+	status = run(&s, msg, sizeof(msg));
+out:
+	if (a.record) {
+		char rmsg[MSG_LEN] = "";
+
+		if (recorder_close(&s.rec, status == 0, rmsg, sizeof(rmsg)) < 0 && status == 0) {
+			snprintf(msg, sizeof(msg), "%s", rmsg);
+			status = EXIT_RUNTIME;
+		}
+	}
+	pt_reading_free(&s.first);
+	pt_reading_free(&s.second);
+	pt_reading_free(&s.diff);
+	pt_bus_close(bus);
+	if (status != 0 && msg[0])
+		fprintf(stderr, PROG ": %s\n", msg);
+	return status;
+}
