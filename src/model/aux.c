@@ -151,3 +151,23 @@ int ptm_aux_mi_quiet(const struct ptm_ep *e)
 	return !h->b_valid && h->en_q1 == h->en_d1 && h->en_q2 == h->en_q1 &&
 	       h->en_q3 == h->en_q2 && h->en_q == h->en_q3 && h->ack_d1 == h->b_ack;
 }
+
+void ptm_aux_pcie_ticks(struct ptm_ep *e, const struct ptm_pcie_in *in)
+{
+	struct ptm_hs *h = &e->hs;
+	const unsigned tag = in->tag_free & PTM_TAG_MASK, stf = in->stfifo_free;
+	if (!h->a_wait) {
+		h->adata.cfg = (uint16_t)((in->mps & 7) | (in->mrrs & 7) << 3 |
+					  (in->ext_tag_en & 1) << 6 | (in->tag10b_req_en & 1) << 7 |
+					  (in->rcb_size & 1) << 8 | (in->link_up & 1) << 9);
+		h->adata.tag_now = (uint16_t)tag;
+		h->adata.tag_min = e->tag_win_min;
+		h->adata.stf_now = (uint16_t)stf;
+		h->adata.stf_min = e->stf_win_min;
+		h->a_en ^= 1;
+		h->a_wait = 1;
+	}
+	/* en_d1 follows a_en on the next edge, which the caller always runs. */
+	e->tag_win_min = (uint16_t)tag;
+	e->stf_win_min = (uint16_t)stf;
+}

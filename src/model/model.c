@@ -8,7 +8,7 @@
  * the edge) and then updates them; nothing of another domain moves.
  */
 #include "model/model_priv.h"
-/* #include "model/probe_priv.h" */
+#include "model/probe_priv.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -22,6 +22,19 @@
 #define PTM_MI_SETTLE 16
 /* The same for the PCIe side of the status handshake (b_ack path). */
 #define PTM_PCIE_SETTLE 6
+
+/* TEMPORARY until the probe's batch lands: n single edges. */
+static uint64_t probe_batch(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t brake,
+			    uint64_t n)
+{
+	uint64_t ticks = 0;
+	struct ptm_probe_clk_out o;
+	for (; n; n--) {
+		ptm_probe_clk(p, rst, bus, brake, &o);
+		ticks += o.drain_tick;
+	}
+	return ticks;
+}
 
 static void probe_generics(const struct ptm_model *m, int dma, struct ptm_probe_generics *pg)
 {
@@ -129,14 +142,38 @@ void ptm_pcie_edge(ptm_model *m, unsigned ep, const struct ptm_pcie_in *in)
 	ptm_probe_clk(e->probe[0], in->rst, in->bus, pcie_brake(e, in), &o);
 	ptm_aux_pcie_edge(e, &m->g, in, o.drain_tick);
 	m->mi_quiet = 0;
+	if ((in->rst != 0) != m->pcie_rst[ep])
+		m->pcie_quiet[ep] = 0;
+	m->pcie_rst[ep] = in->rst != 0;
 	m->pcie_quiet[ep]++;
 }
 
 void ptm_pcie_edges(ptm_model *m, unsigned ep, const struct ptm_pcie_in *in, uint64_t n)
 {
-	if (ep >= m->nep)
+	if (ep >= m->nep || n == 0)
 		return;
-	for (; n; n--)
+	struct ptm_ep *e = &m->ep[ep];
+	/* Single edges until the band registers hold the band of these inputs
+	 * and the handshake's acknowledge path has settled. */
+	ptm_pcie_edge(m, ep, in);
+	n--;
+	while (n && m->pcie_quiet[ep] < PTM_PCIE_SETTLE) {
+		ptm_pcie_edge(m, ep, in);
+		n--;
+	}
+	if (n >= 2) {
+		/* The edges in between see constant inputs: the window minimum
+		 * already holds min(window, input), so a tick captures it as it
+		 * is; the first tick sends when the handshake is ready, later ones
+		 * find it waiting for an acknowledge that needs MI edges. */
+		uint64_t k = n - 1;
+		uint64_t ticks = probe_batch(e->probe[0], in->rst, in->bus, pcie_brake(e, in), k);
+		if (ticks && !in->rst)
+			ptm_aux_pcie_ticks(e, in);
+		m->pcie_quiet[ep] += k;
+		n = 1;
+	}
+	if (n)
 		ptm_pcie_edge(m, ep, in);
 }
 
@@ -152,8 +189,11 @@ void ptm_dma_edge(ptm_model *m, int rst, const struct ptm_bus_in *bus)
 
 void ptm_dma_edges(ptm_model *m, int rst, const struct ptm_bus_in *bus, uint64_t n)
 {
-	for (; n; n--)
-		ptm_dma_edge(m, rst, bus);
+	if (n == 0)
+		return;
+	for (unsigned e = 0; e < m->nep; e++)
+		probe_batch(m->ep[e].probe[1], rst, &bus[e * m->dma_buses], 0, n);
+	m->mi_quiet = 0;
 }
 
 /* ------------------------------------------------------------------ */

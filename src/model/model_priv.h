@@ -91,6 +91,7 @@ struct ptm_model {
 	/* PCIe edges per endpoint since the last MI edge (the same for the
 	 * handshake's acknowledge path on the PCIe side). */
 	uint64_t pcie_quiet[PTM_MAX_ENDPOINTS];
+	uint8_t pcie_rst[PTM_MAX_ENDPOINTS]; /* PCIE_RESET of the last edge */
 	uint64_t mem[]; /* 2*entries counter words */
 };
 
@@ -99,6 +100,10 @@ uint8_t ptm_aux_band(unsigned v, unsigned capacity);
 /* PCIe-side part of one PCIe edge after the probe edge (tick = its DRAIN_TICK). */
 void ptm_aux_pcie_edge(struct ptm_ep *e, const struct ptm_generics *g, const struct ptm_pcie_in *in,
 		       int tick);
+/* The effect of one or more DRAIN_TICKs inside a batch of edges with
+ * constant inputs, after at least one edge with those inputs and with the
+ * acknowledge path settled (see ptm_pcie_edges). */
+void ptm_aux_pcie_ticks(struct ptm_ep *e, const struct ptm_pcie_in *in);
 /* MI-side part of one MI edge; clear = CLEAR or clear-marks pulse before the edge. */
 void ptm_aux_mi_edge(struct ptm_ep *e, int rst, int clear);
 /* True when no status word is in flight and the MI side is settled. */
