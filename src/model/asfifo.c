@@ -1,0 +1,139 @@
+/*
+ * pcie-telemetry: cycle-exact ASFIFOX model (see asfifo.h).
+ */
+#include "model/asfifo.h"
+
+#include <string.h>
+
+static inline uint32_t bin2gray(uint32_t b) { return b ^ (b >> 1); }
+
+static inline uint32_t gray2bin(uint32_t g)
+{
+	g ^= g >> 16;
+	g ^= g >> 8;
+	g ^= g >> 4;
+	g ^= g >> 2;
+	g ^= g >> 1;
+	return g;
+}
+
+static void reset_regs(struct ptm_asfifo *f)
+{
+	f->full_reg = 1;
+	f->vld_reg = 0;
+	f->vld_reg2 = 0;
+	f->wr_cnt = 0;
+	f->wr_in_gray = 0;
+	f->rsync[0] = f->rsync[1] = f->rsync[2] = 0;
+	f->rd_synced_reg = 0;
+	f->rd_cnt = 0;
+	f->rd_cnt_mem = 0;
+	f->rd_in_gray = 0;
+	f->wsync[0] = f->wsync[1] = f->wsync[2] = 0;
+	f->wr_synced_reg = 0;
+}
+
+void asfifo_init(struct ptm_asfifo *f, uint32_t items, struct ptm_fifo_entry *mem)
+{
+	memset(f, 0, sizeof(*f));
+	f->items = items;
+	f->mem_mask = items - 1;
+	f->ptr_mask = 2 * items - 1;
+	f->mem = mem;
+	memset(mem, 0, items * sizeof(*mem));
+	/* Power-up: the ASYNC_RESET flops start at 1, so both sides are in
+	 * reset until three edges of their own clock; the CDC registers of
+	 * ASYNC_OPEN_LOOP_SMD start at 0 and the counters are reset. */
+	f->wr_rff = 7;
+	f->rd_rff = 7;
+	reset_regs(f);
+	f->in_reset = 1;
+}
+
+uint64_t asfifo_arst(struct ptm_asfifo *f)
+{
+	f->wr_rff = 7;
+	f->rd_rff = 7;
+	uint64_t lost = f->accepted - f->gone;
+	f->gone = f->accepted;
+	if (!f->in_reset) {
+		reset_regs(f);
+		f->in_reset = 1;
+	}
+	return lost;
+}
+
+int asfifo_wr_edge(struct ptm_asfifo *f, int arst, int wr_en, const struct ptm_fifo_entry *data,
+		   int *dropped)
+{
+	int held = (f->wr_rff >> 2) & 1;
+	f->wr_rff = arst ? 7 : (uint8_t)((f->wr_rff << 1) & 7);
+	if (held) {
+		/* Write side held in reset: WR_FULL = 1, so a write is refused. */
+		if (dropped)
+			*dropped = wr_en != 0;
+		return 0;
+	}
+	f->in_reset = 0;
+	int allow = wr_en && !f->full_reg;
+	if (dropped)
+		*dropped = wr_en && f->full_reg;
+	if (allow)
+		f->mem[f->wr_cnt & f->mem_mask] = *data;
+	uint32_t next = (f->wr_cnt + (uint32_t)allow) & f->ptr_mask;
+	f->full_reg = (uint8_t)((next ^ f->rd_synced_reg) == f->items);
+	f->wr_in_gray = bin2gray(f->wr_cnt);
+	f->rd_synced_reg = gray2bin(f->rsync[2]);
+	f->rsync[2] = f->rsync[1];
+	f->rsync[1] = f->rsync[0];
+	f->rsync[0] = f->rd_in_gray;
+	f->wr_cnt = next;
+	if (allow)
+		f->accepted++;
+	return allow;
+}
+
+int asfifo_rd_edge(struct ptm_asfifo *f, int arst, int rd, struct ptm_fifo_entry *popped)
+{
+	int held = (f->rd_rff >> 2) & 1;
+	f->rd_rff = arst ? 7 : (uint8_t)((f->rd_rff << 1) & 7);
+	if (held)
+		return 0;
+	f->in_reset = 0;
+	int pop = rd && f->vld_reg2;
+	if (pop) {
+		if (popped)
+			*popped = f->dout_reg2;
+		f->gone++;
+	}
+	int req = rd || !f->vld_reg2;
+	int ram_vld = f->rd_cnt != f->wr_synced_reg;
+	if (req) {
+		f->dout_reg2 = f->dout_reg;
+		f->vld_reg2 = f->vld_reg;
+		f->dout_reg = f->mem[f->rd_cnt_mem & f->mem_mask];
+		f->vld_reg = (uint8_t)ram_vld;
+	}
+	f->rd_in_gray = bin2gray(f->rd_cnt);
+	if (req && ram_vld) {
+		f->rd_cnt = (f->rd_cnt + 1) & f->ptr_mask;
+		f->rd_cnt_mem = (f->rd_cnt_mem + 1) & f->mem_mask;
+	}
+	f->wr_synced_reg = gray2bin(f->wsync[2]);
+	f->wsync[2] = f->wsync[1];
+	f->wsync[1] = f->wsync[0];
+	f->wsync[0] = f->wr_in_gray;
+	return pop;
+}
+
+int asfifo_wr_settled(const struct ptm_asfifo *f, int arst)
+{
+	if (arst || (f->wr_rff & 7))
+		return arst && f->wr_rff == 7;
+	uint32_t g = f->rd_in_gray;
+	if (f->rsync[0] != g || f->rsync[1] != g || f->rsync[2] != g)
+		return 0;
+	if (f->rd_synced_reg != gray2bin(g) || f->wr_in_gray != bin2gray(f->wr_cnt))
+		return 0;
+	return f->full_reg == (uint8_t)((f->wr_cnt ^ f->rd_synced_reg) == f->items);
+}

@@ -1,0 +1,90 @@
+/*
+ * pcie-telemetry: cycle-exact model of CESNET ASFIFOX as the probe uses it
+ * (RAM_TYPE "LUT" behavioural GEN_LUTRAM, FWFT_MODE, OUTPUT_REG, ITEMS a
+ * power of two).  Private to src/model/.
+ *
+ * Structure (per the RTL):
+ *  - one ASYNC_RESET (3 flops, set asynchronously) per side on
+ *    arst = WR_RST or RD_RST; registers of a side are held in reset while
+ *    its third flop is 1, so a side leaves reset 3 of its own edges after
+ *    arst falls;
+ *  - write side: binary write pointer, memory write when WR_EN and not
+ *    WR_FULL, WR_FULL registered from the next write pointer and the
+ *    synchronised read pointer (conservative), power-up/reset value 1;
+ *  - pointers cross as Gray code through ASYNC_OPEN_LOOP_SMD: a source
+ *    clock input register, three destination flops, then a binary
+ *    register in the destination domain;
+ *  - read side: asynchronous LUT read registered in the read clock, a
+ *    second output register; both advance on read_request =
+ *    RD_EN or not valid (first word fall through).
+ *
+ * The caller drives the asynchronous reset level: asfifo_arst() whenever
+ * arst is 1 (idempotent), and passes the level to every edge.
+ */
+#ifndef PTM_ASFIFO_H
+#define PTM_ASFIFO_H
+
+#include <stdint.h>
+
+struct ptm_fifo_entry {
+	uint64_t delta;
+	uint16_t index;
+};
+
+struct ptm_asfifo {
+	uint32_t items;      /* ITEMS, a power of two >= 2 */
+	uint32_t mem_mask;   /* ITEMS-1 */
+	uint32_t ptr_mask;   /* 2*ITEMS-1 (ADDR_WIDTH bits) */
+	uint8_t wr_rff;      /* ASYNC_RESET flops of the write side: bit0 ff1, bit2 ff3 */
+	uint8_t rd_rff;
+	uint8_t full_reg;    /* WR_FULL */
+	uint8_t vld_reg;     /* ram_vld_reg */
+	uint8_t vld_reg2;    /* ram_vld_reg2 = not RD_EMPTY */
+	uint8_t in_reset;    /* all reset-able registers hold their reset values */
+	/* write clock domain */
+	uint32_t wr_cnt;
+	uint32_t wr_in_gray;           /* SMD input register (write clock) */
+	uint32_t rsync[3];             /* read pointer, three write-clock flops */
+	uint32_t rd_synced_reg;
+	/* read clock domain */
+	uint32_t rd_cnt, rd_cnt_mem;
+	uint32_t rd_in_gray;           /* SMD input register (read clock) */
+	uint32_t wsync[3];
+	uint32_t wr_synced_reg;
+	struct ptm_fifo_entry dout_reg, dout_reg2;
+	/* bookkeeping, not hardware */
+	uint64_t accepted;  /* writes accepted since power-up */
+	uint64_t gone;      /* of those, popped or discarded by a reset */
+	struct ptm_fifo_entry *mem;
+};
+
+/* Power-up state; mem must hold `items` entries (zeroed here). */
+void asfifo_init(struct ptm_asfifo *f, uint32_t items, struct ptm_fifo_entry *mem);
+
+/* arst = WR_RST or RD_RST is 1 now: set both reset synchronisers, reset
+ * the pointers and valid flags.  Returns the number of accepted entries
+ * that were still in the FIFO (now lost). */
+uint64_t asfifo_arst(struct ptm_asfifo *f);
+
+/* One write clock edge.  arst: the reset level during the edge.  Returns
+ * 1 when the write was accepted, 0 when wr_en was 0 or WR_FULL dropped it
+ * (*dropped set accordingly, may be NULL). */
+int asfifo_wr_edge(struct ptm_asfifo *f, int arst, int wr_en, const struct ptm_fifo_entry *data,
+		   int *dropped);
+
+/* One read clock edge with RD_EN = rd.  Returns 1 and fills *popped when
+ * an entry left the FIFO at this edge (RD_EN and valid before the edge). */
+int asfifo_rd_edge(struct ptm_asfifo *f, int arst, int rd, struct ptm_fifo_entry *popped);
+
+/* RD_EMPTY = 0 now, and the word at the output. */
+static inline int asfifo_valid(const struct ptm_asfifo *f) { return f->vld_reg2; }
+static inline const struct ptm_fifo_entry *asfifo_head(const struct ptm_asfifo *f)
+{
+	return &f->dout_reg2;
+}
+
+/* Nothing changes at further write edges without writes and without
+ * read edges (CDC registers and WR_FULL settled). */
+int asfifo_wr_settled(const struct ptm_asfifo *f, int arst);
+
+#endif

@@ -1,0 +1,637 @@
+/*
+ * pcie-telemetry: cycle-exact model of PCIE_TELEMETRY_PROBE
+ * (firmware-behavior.md section 1; docs/model-probe.md).
+ *
+ * Pipeline: input registers -> step registers -> counters.  The steps of
+ * edge n+1 depend only on the input registers loaded at edge n and on
+ * frame_open_reg after edge n, so the model computes them at edge n
+ * ("pending" step, p->s) and keeps the input registers only in that
+ * digested form.  A step is a compact per-bus descriptor, not one value
+ * per channel: applying it touches only the channels that move.
+ */
+#include "model/probe_priv.h"
+#include "model/asfifo.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GROUP_SIZE 8
+
+struct step_bus {
+	uint32_t move;    /* words: src & dst */
+	uint32_t hold;    /* MFB stall: src & !dst */
+	uint32_t sof;     /* SOFs of a moving word */
+	uint32_t mvb;     /* MVB items of a moving MVB word */
+	uint32_t mhold;   /* MVB stall */
+	uint32_t items;   /* MFB items of a moving word, mod 2^STEP_WIDTH */
+	uint32_t rmask;   /* regions that carried data in a moving word */
+	uint32_t pad;
+};
+
+struct step {
+	uint32_t ch0;     /* elapsed cycle */
+	uint32_t brake;   /* active BRAKE bits */
+	uint32_t active;  /* buses whose descriptor is not all zero */
+	uint32_t move;    /* buses that moved a word (frame_open_reg loads) */
+	uint32_t fo_next; /* frame_open of each moving bus */
+	uint32_t pad;
+	struct step_bus bus[PTM_MAX_PROBE_BUSES];
+};
+
+struct ptm_probe {
+	struct ptm_probe_generics g;
+	unsigned channels, groups, bus_channels, brake_base;
+	unsigned idx_width, cnt_width, step_width;
+	uint32_t dp_mask;          /* DRAIN_PERIOD-1 */
+	uint32_t rmask_all;        /* REGIONS bits */
+	uint32_t brake_mask;       /* BRAKES bits */
+	uint32_t step_mask;        /* 2^STEP_WIDTH-1 */
+	uint64_t cnt_mask;         /* 2^CNT_WIDTH-1 */
+	uint16_t pos_mask;         /* 2^EOF_POS_WIDTH-1 */
+
+	/* inputs that persist between edges */
+	uint8_t rst_in;            /* RESET level */
+	uint8_t mi_rst;            /* MI_RESET level */
+	uint8_t flag_lvl;          /* MI_FLAG_CLR level */
+
+	/* CLK domain */
+	uint8_t rsync;             /* MI_RESET synchroniser, bit2 = output */
+	uint8_t cnt_zero;          /* counters known to be all zero */
+	uint8_t run, slot;
+	uint32_t pos;
+	uint32_t period;
+	uint32_t frame_open;       /* frame_open_reg, bit per bus */
+	uint8_t wr_en;             /* fifo_wr_en */
+	uint8_t ovf, overrun;      /* fifo_ovf_reg, overrun_reg */
+	uint8_t fq1, fq2, freg;    /* flag-clear synchroniser and edge register */
+	struct ptm_fifo_entry wr_data;
+	struct step s;             /* pending step (from the input registers) */
+	struct step sr;            /* step registers */
+
+	/* MI domain */
+	uint8_t oq1, oq2, vq1, vq2; /* FIFO_OVF and OVERRUN synchronisers */
+
+	struct ptm_asfifo fifo;
+	uint64_t *cnt;             /* 8*GROUPS counters */
+	uint64_t *grp_val;         /* GROUPS */
+	struct ptm_probe_stats st;
+};
+
+static unsigned log2c(uint64_t n)
+{
+	unsigned a = 0;
+	while ((UINT64_C(1) << a) < n)
+		a++;
+	return a;
+}
+
+static int gen_err(char *msg, size_t msglen, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+
+#include <stdarg.h>
+static int gen_err(char *msg, size_t msglen, const char *fmt, ...)
+{
+	if (msg && msglen) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(msg, msglen, fmt, ap);
+		va_end(ap);
+	}
+	return -EINVAL;
+}
+
+static int check_generics(const struct ptm_probe_generics *g, char *msg, size_t msglen)
+{
+	if (g->buses < 1 || g->buses > PTM_MAX_PROBE_BUSES)
+		return gen_err(msg, msglen, "probe generic BUSES=%u: must be 1..%u", g->buses,
+			       PTM_MAX_PROBE_BUSES);
+	if (g->regions < 1 || g->regions > PTM_MAX_REGIONS)
+		return gen_err(msg, msglen, "probe generic REGIONS=%u: must be 1..%u", g->regions,
+			       PTM_MAX_REGIONS);
+	if (g->brakes > PTM_MAX_BRAKES)
+		return gen_err(msg, msglen, "probe generic BRAKES=%u: must be 0..%u", g->brakes,
+			       PTM_MAX_BRAKES);
+	if (g->eof_pos_width > 16)
+		return gen_err(msg, msglen, "probe generic EOF_POS_WIDTH=%u: must be 0..16",
+			       g->eof_pos_width);
+	unsigned imax = 1;
+	for (unsigned b = 0; b < g->buses; b++) {
+		unsigned ri = g->region_items[b];
+		if (ri < 1 || ri > 65536)
+			return gen_err(msg, msglen, "probe generic REGION_ITEMS(%u)=%u: must be 1..65536",
+				       b, ri);
+		if (ri > imax)
+			imax = ri;
+	}
+	if (log2c(imax) > g->eof_pos_width)
+		return gen_err(msg, msglen,
+			       "probe generic EOF_POS_WIDTH=%u: too narrow for REGION_ITEMS_MAX=%u "
+			       "(needs %u bits)",
+			       g->eof_pos_width, imax, log2c(imax));
+	unsigned dp = g->drain_period;
+	if (dp == 0 || (dp & (dp - 1)) != 0 || dp > (1u << 30))
+		return gen_err(msg, msglen,
+			       "probe generic DRAIN_PERIOD=%u: must be a power of two up to 2^30", dp);
+	unsigned ch = 1 + g->buses * (6 + g->regions) + g->brakes;
+	unsigned sweep = GROUP_SIZE * ((ch + GROUP_SIZE - 1) / GROUP_SIZE + 1);
+	if (sweep >= dp)
+		return gen_err(msg, msglen,
+			       "probe generic DRAIN_PERIOD=%u: must exceed the drain sweep of %u cycles "
+			       "(%u channels)",
+			       dp, sweep, ch);
+	return 0;
+}
+
+static void power_up(ptm_probe *p)
+{
+	p->rst_in = 0;
+	p->mi_rst = 0;
+	p->flag_lvl = 0;
+	p->rsync = 7;
+	p->run = 0;
+	p->slot = 0;
+	p->pos = 0;
+	p->period = 0;
+	p->frame_open = 0;
+	p->wr_en = 0;
+	p->ovf = p->overrun = 0;
+	p->fq1 = p->fq2 = p->freg = 0;
+	memset(&p->wr_data, 0, sizeof(p->wr_data));
+	memset(&p->s, 0, sizeof(p->s));
+	memset(&p->sr, 0, sizeof(p->sr));
+	p->oq1 = p->oq2 = p->vq1 = p->vq2 = 0;
+	memset(p->cnt, 0, (size_t)p->groups * GROUP_SIZE * sizeof(*p->cnt));
+	memset(p->grp_val, 0, (size_t)p->groups * sizeof(*p->grp_val));
+	p->cnt_zero = 1;
+	memset(&p->st, 0, sizeof(p->st));
+}
+
+int ptm_probe_new(const struct ptm_probe_generics *g, ptm_probe **out, char *msg, size_t msglen)
+{
+	*out = NULL;
+	int rc = check_generics(g, msg, msglen);
+	if (rc)
+		return rc;
+	ptm_probe *p = calloc(1, sizeof(*p));
+	if (!p)
+		return gen_err(msg, msglen, "probe: out of memory"), -ENOMEM;
+	p->g = *g;
+	for (unsigned b = g->buses; b < PTM_MAX_PROBE_BUSES; b++)
+		p->g.region_items[b] = 0;
+	unsigned imax = 1;
+	for (unsigned b = 0; b < g->buses; b++)
+		if (g->region_items[b] > imax)
+			imax = g->region_items[b];
+	p->bus_channels = 6 + g->regions;
+	p->channels = 1 + g->buses * p->bus_channels + g->brakes;
+	p->brake_base = 1 + g->buses * p->bus_channels;
+	p->groups = (p->channels + GROUP_SIZE - 1) / GROUP_SIZE;
+	p->idx_width = log2c(p->channels);
+	uint64_t max_step = (uint64_t)g->regions * imax;
+	p->step_width = log2c(max_step + 1);
+	p->cnt_width = log2c((uint64_t)g->drain_period * max_step + 1);
+	p->dp_mask = g->drain_period - 1;
+	p->rmask_all = (uint32_t)((UINT64_C(1) << g->regions) - 1);
+	p->brake_mask = (uint32_t)((UINT64_C(1) << g->brakes) - 1);
+	p->step_mask = (uint32_t)((UINT64_C(1) << p->step_width) - 1);
+	p->cnt_mask = p->cnt_width >= 64 ? UINT64_MAX : (UINT64_C(1) << p->cnt_width) - 1;
+	p->pos_mask = (uint16_t)((1u << g->eof_pos_width) - 1);
+	uint32_t items = 1u << log2c(2u * p->groups * GROUP_SIZE);
+	p->cnt = calloc((size_t)p->groups * GROUP_SIZE, sizeof(*p->cnt));
+	p->grp_val = calloc(p->groups, sizeof(*p->grp_val));
+	struct ptm_fifo_entry *mem = calloc(items, sizeof(*mem));
+	if (!p->cnt || !p->grp_val || !mem) {
+		free(mem);
+		ptm_probe_free(p);
+		gen_err(msg, msglen, "probe: out of memory");
+		return -ENOMEM;
+	}
+	asfifo_init(&p->fifo, items, mem);
+	power_up(p);
+	*out = p;
+	return 0;
+}
+
+void ptm_probe_free(ptm_probe *p)
+{
+	if (!p)
+		return;
+	free(p->fifo.mem);
+	free(p->cnt);
+	free(p->grp_val);
+	free(p);
+}
+
+unsigned ptm_probe_channels(const ptm_probe *p) { return p->channels; }
+
+void ptm_probe_info(const ptm_probe *p, struct ptm_probe_info *info)
+{
+	info->channels = p->channels;
+	info->groups = p->groups;
+	info->idx_width = p->idx_width;
+	info->cnt_width = p->cnt_width;
+	info->step_width = p->step_width;
+	info->sweep_cycles = GROUP_SIZE * (p->groups + 1);
+	info->fifo_items = p->fifo.items;
+}
+
+void ptm_probe_stats(const ptm_probe *p, struct ptm_probe_stats *s)
+{
+	*s = p->st;
+}
+
+int ptm_probe_in_reset(const ptm_probe *p) { return p->rst_in || (p->rsync & 4); }
+
+/* ------------------------------------------------------------------ */
+/* Steps                                                               */
+
+static inline unsigned popc(uint32_t x) { return (unsigned)__builtin_popcount(x); }
+
+/* The pending step from the inputs sampled at this edge (input registers)
+ * and frame_open_reg after this edge. */
+static inline void compute_step(const ptm_probe *p, int pr, const struct ptm_bus_in *bus,
+				uint32_t brake, struct step *s)
+{
+	const unsigned nb = p->g.buses;
+	const uint32_t rm = p->rmask_all;
+	uint32_t active = 0, movem = 0, fo_next = 0;
+	s->ch0 = 1;
+	s->brake = pr ? 0 : brake & p->brake_mask;
+	for (unsigned b = 0; b < nb; b++) {
+		const struct ptm_bus_in *in = &bus[b];
+		struct step_bus *sb = &s->bus[b];
+		uint32_t src = pr ? 0 : in->src_rdy & 1u;
+		uint32_t dst = pr ? 0 : in->dst_rdy & 1u;
+		uint32_t msrc = in->mvb_src_rdy & 1u, mdst = in->mvb_dst_rdy & 1u;
+		uint32_t move = src & dst;
+		sb->move = move;
+		sb->hold = src & !dst;
+		sb->mvb = (msrc & mdst) ? popc(in->mvb_vld & rm) : 0;
+		sb->mhold = msrc & !mdst;
+		sb->pad = 0;
+		if (move) {
+			uint32_t sof = in->sof & rm, eof = in->eof & rm;
+			uint32_t open = (p->frame_open >> b) & 1u;
+			uint32_t items = 0, vmask = 0;
+			const uint32_t ri = p->g.region_items[b];
+			if (!(sof | eof)) {
+				/* No frame boundary in the word: all or nothing. */
+				if (open) {
+					vmask = rm;
+					items = ri * p->g.regions;
+				}
+			} else {
+				for (unsigned r = 0; r < p->g.regions; r++) {
+					uint32_t s_r = (sof >> r) & 1u, e_r = (eof >> r) & 1u;
+					uint32_t v = open | s_r;
+					if (v) {
+						vmask |= 1u << r;
+						items += e_r ? (uint32_t)(in->eof_pos[r] & p->pos_mask) + 1u : ri;
+					}
+					open = v & !e_r;
+				}
+			}
+			sb->sof = popc(sof);
+			sb->items = items & p->step_mask;
+			sb->rmask = vmask;
+			movem |= 1u << b;
+			fo_next |= open << b;
+		} else {
+			sb->sof = 0;
+			sb->items = 0;
+			sb->rmask = 0;
+		}
+		if (move | sb->hold | sb->mvb | sb->mhold)
+			active |= 1u << b;
+	}
+	s->active = active;
+	s->move = movem;
+	s->fo_next = fo_next;
+	s->pad = 0;
+}
+
+/* counters += k * step registers */
+static inline void apply_step(ptm_probe *p, const struct step *sr, uint64_t k)
+{
+	uint64_t *cnt = p->cnt;
+	cnt[0] += k * sr->ch0;
+	for (uint32_t m = sr->active; m; m &= m - 1) {
+		unsigned b = (unsigned)__builtin_ctz(m);
+		const struct step_bus *sb = &sr->bus[b];
+		uint64_t *c = cnt + 1 + b * p->bus_channels;
+		c[0] += k * sb->move;
+		c[1] += k * sb->hold;
+		c[2] += k * sb->sof;
+		c[3] += k * sb->mvb;
+		c[4] += k * sb->mhold;
+		c[5] += k * sb->items;
+		for (uint32_t r = sb->rmask; r; r &= r - 1)
+			c[6 + __builtin_ctz(r)] += k;
+	}
+	uint64_t *cb = cnt + p->brake_base;
+	for (uint32_t m = sr->brake; m; m &= m - 1)
+		cb[__builtin_ctz(m)] += k;
+	if (sr->ch0 | sr->active | sr->brake)
+		p->cnt_zero = 0;
+}
+
+static inline int step_equal(const ptm_probe *p, const struct step *a, const struct step *b)
+{
+	if (a->ch0 != b->ch0 || a->brake != b->brake || a->active != b->active || a->move != b->move ||
+	    a->fo_next != b->fo_next)
+		return 0;
+	return memcmp(a->bus, b->bus, p->g.buses * sizeof(a->bus[0])) == 0;
+}
+
+static void zero_step(struct step *s)
+{
+	s->ch0 = 0;
+	s->brake = 0;
+	s->active = 0;
+	s->move = 0;
+	s->fo_next = 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* CLK edge                                                            */
+
+void ptm_probe_clk(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t brake,
+		   struct ptm_probe_clk_out *out)
+{
+	p->rst_in = (uint8_t)(rst != 0);
+	const int pr = p->rst_in | ((p->rsync >> 2) & 1);
+	const int arst = pr | p->mi_rst;
+	uint8_t flushed = 0;
+	if (arst) {
+		uint64_t lost = asfifo_arst(&p->fifo);
+		p->st.flushed += lost;
+		flushed = 1;
+	}
+
+	/* FIFO write side: fifo_wr_en/fifo_wr_data as registered at the
+	 * previous edge, WR_FULL as registered at the previous edge. */
+	int dropped = 0;
+	const int wr_en = p->wr_en;
+	if (wr_en || !asfifo_wr_settled(&p->fifo, arst)) {
+		asfifo_wr_edge(&p->fifo, arst, wr_en, &p->wr_data, &dropped);
+	} else {
+		/* Settled and idle: the edge changes nothing but the reset flops. */
+		p->fifo.wr_rff = arst ? 7 : 0;
+	}
+	if (out) {
+		out->wr_en = (uint8_t)wr_en;
+		out->wr_dropped = (uint8_t)dropped;
+		out->wr_index = p->wr_data.index;
+		out->wr_delta = p->wr_data.delta;
+		out->fifo_flushed = flushed;
+	}
+	if (wr_en) {
+		p->st.writes++;
+		p->st.dropped += (uint64_t)dropped;
+	}
+
+	const int tick = p->period == p->dp_mask;
+	p->st.ticks += (uint64_t)tick;
+	p->st.edges++;
+	if (out)
+		out->drain_tick = (uint8_t)tick;
+
+	if (pr) {
+		p->ovf = p->overrun = 0;
+		p->fq1 = p->fq2 = p->freg = 0;
+		p->wr_en = 0;
+		if (!p->cnt_zero) {
+			memset(p->cnt, 0, (size_t)p->groups * GROUP_SIZE * sizeof(*p->cnt));
+			p->cnt_zero = 1;
+		}
+		p->run = 0;
+		p->slot = 0;
+		p->pos = 0;
+		p->period = 0;
+		zero_step(&p->sr);
+		p->frame_open = 0;
+	} else {
+		if (p->fq2 ^ p->freg) {
+			p->ovf = 0;
+			p->overrun = 0;
+		}
+		if (wr_en && dropped)
+			p->ovf = 1;
+		if (tick && p->run)
+			p->overrun = 1;
+		p->freg = p->fq2;
+		p->fq2 = p->fq1;
+		p->fq1 = p->flag_lvl;
+
+		if (p->run) {
+			if (p->pos) {
+				unsigned grp = p->pos - 1;
+				unsigned ch = grp * GROUP_SIZE + p->slot;
+				p->wr_data.index = (uint16_t)ch;
+				p->wr_data.delta = p->grp_val[grp];
+				p->wr_en = ch < p->channels;
+			} else {
+				p->wr_en = 0;
+				/* capture_en: one element of every group */
+				for (unsigned gi = 0; gi < p->groups; gi++) {
+					unsigned ch = gi * GROUP_SIZE + p->slot;
+					p->grp_val[gi] = p->cnt[ch] & p->cnt_mask;
+					p->cnt[ch] = 0;
+				}
+			}
+			if (tick) {
+				p->slot = 0;
+				p->pos = 0;
+			} else if (p->pos == p->groups) {
+				p->pos = 0;
+				if (p->slot == GROUP_SIZE - 1)
+					p->run = 0;
+				else
+					p->slot++;
+			} else {
+				p->pos++;
+			}
+		} else {
+			p->wr_en = 0;
+			if (tick) {
+				p->run = 1;
+				p->slot = 0;
+				p->pos = 0;
+			}
+		}
+		apply_step(p, &p->sr, 1);
+		p->period = (p->period + 1) & p->dp_mask;
+		p->sr = p->s;
+		p->frame_open = (p->frame_open & ~p->s.move) | (p->s.fo_next & p->s.move);
+	}
+	compute_step(p, pr, bus, brake, &p->s);
+	if (pr)
+		p->frame_open = 0;
+	p->rsync = p->mi_rst ? 7 : (uint8_t)((p->rsync << 1) & 7);
+}
+
+/* ------------------------------------------------------------------ */
+/* MI edge                                                             */
+
+void ptm_probe_tx(const ptm_probe *p, struct ptm_probe_mi_out *out)
+{
+	const struct ptm_fifo_entry *h = asfifo_head(&p->fifo);
+	out->vld = (uint8_t)asfifo_valid(&p->fifo);
+	out->index = out->vld ? h->index : 0;
+	out->delta = out->vld ? h->delta : 0;
+	out->fifo_ovf = p->oq2;
+	out->overrun = p->vq2;
+}
+
+void ptm_probe_mi_clk(ptm_probe *p, int mi_rst, int flag_clr, int rd, struct ptm_probe_mi_out *out)
+{
+	p->mi_rst = (uint8_t)(mi_rst != 0);
+	p->flag_lvl = (uint8_t)(flag_clr != 0);
+	if (p->mi_rst)
+		p->rsync = 7;
+	const int arst = p->rst_in | ((p->rsync >> 2) & 1) | p->mi_rst;
+	if (arst)
+		p->st.flushed += asfifo_arst(&p->fifo);
+	struct ptm_fifo_entry e;
+	int popped = asfifo_rd_edge(&p->fifo, arst, rd != 0, &e);
+	if (popped)
+		p->st.popped++;
+	if (p->mi_rst) {
+		p->oq1 = p->oq2 = p->vq1 = p->vq2 = 0;
+	} else {
+		p->oq2 = p->oq1;
+		p->oq1 = p->ovf;
+		p->vq2 = p->vq1;
+		p->vq1 = p->overrun;
+	}
+	if (out) {
+		out->vld = (uint8_t)popped;
+		out->index = popped ? e.index : 0;
+		out->delta = popped ? e.delta : 0;
+		out->fifo_ovf = p->oq2;
+		out->overrun = p->vq2;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Batches                                                             */
+
+/*
+ * The next CLK edge with the same inputs changes nothing but the
+ * counters (by the step registers) and the period counter: no sweep, no
+ * FIFO write, every synchroniser settled, the step registers equal to the
+ * pending step and frame_open_reg at its fixed point.  `fresh` says the
+ * pending step was computed from the inputs of this batch.
+ */
+static int clk_steady(const ptm_probe *p)
+{
+	const int pr = p->rst_in | ((p->rsync >> 2) & 1);
+	const int arst = pr | p->mi_rst;
+	if (p->rsync != (p->mi_rst ? 7 : 0))
+		return 0;
+	if (!asfifo_wr_settled(&p->fifo, arst))
+		return 0;
+	if (pr)
+		return 1; /* everything held at its reset value */
+	if (p->run || p->wr_en)
+		return 0;
+	if (p->fq1 != p->flag_lvl || p->fq2 != p->flag_lvl || p->freg != p->flag_lvl)
+		return 0;
+	if ((p->frame_open & p->s.move) != (p->s.fo_next & p->s.move))
+		return 0;
+	return step_equal(p, &p->sr, &p->s);
+}
+
+uint64_t ptm_probe_clk_batch(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t brake,
+			     uint64_t n)
+{
+	uint64_t t0 = p->st.ticks;
+	/* Two single edges make the pending step and the step registers come
+	 * from this batch's inputs; only then can the steady test trust them. */
+	for (unsigned i = 0; i < 2 && n; i++, n--)
+		ptm_probe_clk(p, rst, bus, brake, NULL);
+	while (n) {
+		if (clk_steady(p)) {
+			const int pr = p->rst_in | ((p->rsync >> 2) & 1);
+			if (pr) {
+				p->st.edges += n;
+				break;
+			}
+			uint64_t k = (uint64_t)(p->dp_mask - p->period); /* edges before the tick edge */
+			if (k > n)
+				k = n;
+			if (k) {
+				apply_step(p, &p->sr, k);
+				p->period = (uint32_t)((p->period + k) & p->dp_mask);
+				p->st.edges += k;
+				n -= k;
+				continue;
+			}
+		}
+		ptm_probe_clk(p, rst, bus, brake, NULL);
+		n--;
+	}
+	return p->st.ticks - t0;
+}
+
+/* Further MI edges with the same inputs change nothing (FIFO empty or not
+ * read, CDC registers and flag synchronisers settled). */
+static int mi_steady(const ptm_probe *p, int rd)
+{
+	const struct ptm_asfifo *f = &p->fifo;
+	const int arst = p->rst_in | ((p->rsync >> 2) & 1) | p->mi_rst;
+	if (f->rd_rff != (arst ? 7 : 0))
+		return 0;
+	if (p->mi_rst)
+		return 1;
+	if (p->oq1 != p->ovf || p->oq2 != p->ovf || p->vq1 != p->overrun || p->vq2 != p->overrun)
+		return 0;
+	if (arst)
+		return 1;
+	uint32_t g = f->wr_in_gray;
+	if (f->wsync[0] != g || f->wsync[1] != g || f->wsync[2] != g)
+		return 0;
+	uint32_t b = g;
+	b ^= b >> 16;
+	b ^= b >> 8;
+	b ^= b >> 4;
+	b ^= b >> 2;
+	b ^= b >> 1;
+	if (f->wr_synced_reg != b || f->rd_in_gray != (f->rd_cnt ^ (f->rd_cnt >> 1)))
+		return 0;
+	if (f->vld_reg2 && !rd)
+		return 1; /* read_request = 0: the output registers hold */
+	/* read_request = 1: steady only when nothing is left to move (the
+	 * data registers still load, but data that is not valid). */
+	return f->rd_cnt == f->wr_synced_reg && !f->vld_reg && !f->vld_reg2;
+}
+
+uint64_t ptm_probe_mi_clk_batch(ptm_probe *p, int mi_rst, int flag_clr, int rd, uint64_t n,
+				struct ptm_probe_mi_out *last)
+{
+	uint64_t pops = 0;
+	struct ptm_probe_mi_out o;
+	for (unsigned i = 0; i < 1 && n; i++, n--) {
+		ptm_probe_mi_clk(p, mi_rst, flag_clr, rd, &o);
+		if (o.vld) {
+			pops++;
+			if (last)
+				*last = o;
+		}
+	}
+	while (n && !mi_steady(p, rd)) {
+		ptm_probe_mi_clk(p, mi_rst, flag_clr, rd, &o);
+		n--;
+		if (o.vld) {
+			pops++;
+			if (last)
+				*last = o;
+		}
+	}
+	return pops;
+}

@@ -1,0 +1,61 @@
+/*
+ * pcie-telemetry: probe model, interface private to src/model/ (for the
+ * component model and the trace runners).  The public per-edge API is in
+ * include/pcie_telemetry/model.h ("The probe on its own").
+ */
+#ifndef PTM_PROBE_PRIV_H
+#define PTM_PROBE_PRIV_H
+
+#include <stdint.h>
+
+#include "pcie_telemetry/model.h"
+
+/*
+ * n CLK edges with identical inputs, exactly the result of n calls of
+ * ptm_probe_clk() (no MI edge in between).  Edges of a drain sweep, of
+ * FIFO writes and of synchronisers that still settle are stepped one by
+ * one; the idle stretches between sweeps are skipped in O(1), so the cost
+ * is O(sweeps in the batch), not O(n).  Returns the number of DRAIN_TICKs
+ * among the n edges.
+ */
+uint64_t ptm_probe_clk_batch(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t brake,
+			     uint64_t n);
+
+/*
+ * n MI edges with the same MI_RESET, MI_FLAG_CLR and TX_RD, exactly the
+ * result of n calls of ptm_probe_mi_clk(), skipping in O(1) once the read
+ * side has settled (FIFO empty, or TX_RD = 0 and nothing more to move).
+ * Returns the number of deltas popped; the last one is in *last (may be
+ * NULL).  Use single edges when every popped delta matters.
+ */
+uint64_t ptm_probe_mi_clk_batch(ptm_probe *p, int mi_rst, int flag_clr, int rd, uint64_t n,
+				struct ptm_probe_mi_out *last);
+
+/* Derived constants (firmware-behavior.md 1.1). */
+struct ptm_probe_info {
+	unsigned channels;     /* CHANNELS */
+	unsigned groups;       /* GROUPS */
+	unsigned idx_width;    /* TX_INDEX width */
+	unsigned cnt_width;    /* probe counter and TX_DELTA width */
+	unsigned step_width;
+	unsigned sweep_cycles; /* 8*(GROUPS+1) */
+	unsigned fifo_items;   /* FIFO depth */
+};
+void ptm_probe_info(const ptm_probe *p, struct ptm_probe_info *info);
+
+/* Bookkeeping counts since ptm_probe_new() (not hardware). */
+struct ptm_probe_stats {
+	uint64_t edges;       /* CLK edges */
+	uint64_t ticks;       /* DRAIN_TICKs */
+	uint64_t writes;      /* deltas presented to the FIFO */
+	uint64_t dropped;     /* ... dropped because WR_FULL was 1 */
+	uint64_t flushed;     /* accepted, then lost to a FIFO reset */
+	uint64_t popped;      /* read out on the MI side */
+};
+void ptm_probe_stats(const ptm_probe *p, struct ptm_probe_stats *s);
+
+/* True while the probe is held in reset (RESET or the synchronised
+ * MI_RESET). */
+int ptm_probe_in_reset(const ptm_probe *p);
+
+#endif
