@@ -427,68 +427,37 @@ struct session {
 	struct recorder rec;
 };
 
-/* One reading, into the recording too. */
-static enum step take(struct session *s, struct pt_reading *r, char *msg, size_t msglen)
-{
-	if (pt_bus_stop_requested())
-		return STEP_STOPPED;
-	if (pt_dev_read(&s->dev, r, msg, msglen) < 0)
-		return STEP_FAILED;
-	if (recorder_add(&s->rec, &s->dev.layout, r, msg, msglen) < 0)
-		return STEP_FAILED;
-	return STEP_OK;
-}
-
 /* Measure and render one report into out (the sequence of the upstream
  * tool: register-image.md section 4). */
 static enum step one_report(struct session *s, FILE *out, char *msg, size_t msglen)
 {
 	const struct args *a = s->a;
 	struct pt_report rep = { .layout = &s->dev.layout };
-	enum step st;
 	int rc;
 
+	if (pt_bus_stop_requested())
+		return STEP_STOPPED;
+	rc = pt_dev_measure(&s->dev, a->interval, &s->first, &s->second, msg, msglen);
+	if (rc == -EINTR && pt_bus_stop_requested())
+		return STEP_STOPPED;
+	if (rc < 0)
+		return STEP_FAILED;
 	if (recorder_begin(&s->rec) < 0) {
 		snprintf(msg, msglen, "out of memory");
 		return STEP_FAILED;
 	}
-	if (a->interval <= 0) {
-		st = take(s, &s->second, msg, msglen);
-		if (st != STEP_OK)
-			return st;
-		rep.reading = &s->second;
-		rep.interval = false;
-	} else {
-		double now;
-
-		if (pt_bus_stop_requested())
-			return STEP_STOPPED;
-		if (pt_dev_clear_flags(&s->dev, msg, msglen) < 0 ||
-		    pt_dev_clear_marks(&s->dev, msg, msglen) < 0)
-			return STEP_FAILED;
-		st = take(s, &s->first, msg, msglen);
-		if (st != STEP_OK)
-			return st;
-		/* The interval runs from one SNAPSHOT to the next, whatever the
-		 * read-out of the first one took. */
-		if (pt_bus_now(s->dev.bus, &now) < 0) {
-			snprintf(msg, msglen, "%s", s->dev.bus->msg);
-			return STEP_FAILED;
-		}
-		rc = pt_bus_wait(s->dev.bus, s->first.time + a->interval - now);
-		if (pt_bus_stop_requested())
-			return STEP_STOPPED;
-		if (rc < 0) {
-			snprintf(msg, msglen, "%s", s->dev.bus->msg);
-			return STEP_FAILED;
-		}
-		st = take(s, &s->second, msg, msglen);
-		if (st != STEP_OK)
-			return st;
+	if (a->interval > 0 && recorder_add(&s->rec, &s->dev.layout, &s->first, msg, msglen) < 0)
+		return STEP_FAILED;
+	if (recorder_add(&s->rec, &s->dev.layout, &s->second, msg, msglen) < 0)
+		return STEP_FAILED;
+	if (a->interval > 0) {
 		pt_reading_diff(&s->dev.layout, &s->first, &s->second, &s->diff);
 		rep.reading = &s->diff;
 		rep.interval = true;
 		rep.seconds = s->second.time - s->first.time;
+	} else {
+		rep.reading = &s->second;
+		rep.interval = false;
 	}
 	rc = a->json ? pt_render_json(out, &rep) : pt_render_text(out, &rep);
 	if (rc < 0) {

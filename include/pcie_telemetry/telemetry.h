@@ -162,6 +162,17 @@ int pt_dev_wait_idle(struct pt_dev *d, char *msg, size_t msglen);
 int pt_dev_status(struct pt_dev *d, uint32_t *status, char *msg, size_t msglen);
 /* SNAPSHOT, note the time, wait for idle, read everything of the copy. */
 int pt_dev_read(struct pt_dev *d, struct pt_reading *r, char *msg, size_t msglen);
+/*
+ * One measurement, with the register sequence of the upstream tool:
+ *   interval <= 0: one reading into `second` (totals since the last clear);
+ *   interval > 0:  CLEAR_FLAGS, CLEAR_MARKS, a reading into `first`, then
+ *                  the bus waits until `interval` seconds after the first
+ *                  SNAPSHOT, and a reading into `second`.
+ * The measured length is second->time - first->time.  Returns -EINTR,
+ * without taking the second reading, when pt_bus_stop_requested().
+ */
+int pt_dev_measure(struct pt_dev *d, double interval, struct pt_reading *first,
+		   struct pt_reading *second, char *msg, size_t msglen);
 int pt_dev_clear(struct pt_dev *d, char *msg, size_t msglen);        /* 0xE */
 int pt_dev_clear_flags(struct pt_dev *d, char *msg, size_t msglen);  /* 0x4 */
 int pt_dev_clear_marks(struct pt_dev *d, char *msg, size_t msglen);  /* 0x8 */

@@ -179,3 +179,38 @@ int pt_dev_clear_marks(struct pt_dev *d, char *msg, size_t msglen)
 {
 	return pt_dev_command(d, PT_CMD_CLEAR_MARKS, msg, msglen);
 }
+
+int pt_dev_measure(struct pt_dev *d, double interval, struct pt_reading *first,
+		   struct pt_reading *second, char *msg, size_t msglen)
+{
+	double now;
+	int rc;
+
+	if (pt_bus_stop_requested())
+		goto stopped;
+	if (!(interval > 0))
+		return pt_dev_read(d, second, msg, msglen);
+	rc = pt_dev_clear_flags(d, msg, msglen);
+	if (rc == 0)
+		rc = pt_dev_clear_marks(d, msg, msglen);
+	if (rc == 0)
+		rc = pt_dev_read(d, first, msg, msglen);
+	if (rc < 0)
+		return rc;
+	if (pt_bus_stop_requested())
+		goto stopped;
+	/* The interval runs from one SNAPSHOT to the next, whatever the
+	 * read-out of the first reading took. */
+	rc = pt_bus_now(d->bus, &now);
+	if (rc == 0)
+		rc = pt_bus_wait(d->bus, first->time + interval - now);
+	if (pt_bus_stop_requested())
+		goto stopped;
+	if (rc < 0)
+		return bus_err(d, rc, msg, msglen);
+	return pt_dev_read(d, second, msg, msglen);
+stopped:
+	if (msg && msglen)
+		snprintf(msg, msglen, "interrupted");
+	return -EINTR;
+}
