@@ -154,6 +154,9 @@ int pt_render_regs_image(FILE *out, const struct pt_layout *l, const struct pt_r
 {
 	if (!out || !l || !r || (r->entries && !r->cnt))
 		return -EINVAL;
+	/* the image must hold the whole window the layout announces */
+	if (r->entries != l->entries)
+		return -EINVAL;
 	if (l->endpoints > PT_MAX_ENDPOINTS)
 		return -EINVAL;
 	/* every counter word must have an offset inside the component */
