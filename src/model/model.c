@@ -207,9 +207,18 @@ void ptm_mi_edge(ptm_model *m, const struct ptm_mi_in *in, struct ptm_mi_out *ou
 	for (unsigned s = 0; s < m->nstreams; s++) {
 		struct ptm_probe_mi_out o;
 		ptm_probe_tx(m->ep[s / 2].probe[s % 2], &o);
+		/* TX_INDEX/TX_DELTA are the FIFO's output register, which a FIFO
+		 * reset does not clear: the ACC that chose a stream at the last
+		 * edge reads the head it saw even if the FIFO was flushed since
+		 * (vector c06).  The register only moves at MI edges, so the value
+		 * last seen valid is what it holds. */
+		if (o.vld) {
+			m->tx_last[s].index = o.index;
+			m->tx_last[s].delta = o.delta;
+		}
 		tx[s].vld = o.vld;
-		tx[s].index = o.index;
-		tx[s].delta = o.delta;
+		tx[s].index = m->tx_last[s].index;
+		tx[s].delta = m->tx_last[s].delta;
 	}
 	const int snap = m->regs.cmd_snap, clear = m->regs.cmd_clear;
 	const int clear_min = m->regs.cmd_clear | m->regs.cmd_mark;

@@ -92,6 +92,7 @@ struct ptm_model {
 	 * handshake's acknowledge path on the PCIe side). */
 	uint64_t pcie_quiet[PTM_MAX_ENDPOINTS];
 	uint8_t pcie_rst[PTM_MAX_ENDPOINTS]; /* PCIE_RESET of the last edge */
+	struct ptm_acc_stream tx_last[PTM_MAX_STREAMS]; /* FIFO output registers */
 	uint64_t mem[]; /* 2*entries counter words */
 };
 
