@@ -1,0 +1,745 @@
+/*
+ * The probe model (PCIE_TELEMETRY_PROBE with its ASFIFOX):
+ *  - every probe golden vector, in-process through ptm_trace_probe_run,
+ *    byte for byte against the expected file without its comments;
+ *  - conservation: random well-formed traffic on many generic sets; after
+ *    the traffic stops and the last sweep is read out, the deltas of every
+ *    channel add up to what an independent reference counts from the
+ *    stimulus (frames, words, stalls, MVB, brakes, elapsed cycles);
+ *  - the batch entry points equal the same number of single edges, in
+ *    every observable (outputs, flags, statistics, and a further run);
+ *  - malformed traces: -EINVAL and "FILE:LINE: ..." naming the field.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "model/probe_priv.h"
+#include "pcie_telemetry/model.h"
+#include "pcie_telemetry/trace.h"
+
+/* ------------------------------------------------------------------ */
+/* helpers                                                             */
+
+static uint64_t rng_state;
+static uint64_t rnd(void)
+{
+	uint64_t x = rng_state;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	rng_state = x;
+	return x;
+}
+static unsigned rndn(unsigned n) { return (unsigned)(rnd() % n); }
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	char *buf = NULL;
+	size_t cap = 0, n = 0, r;
+	char tmp[65536];
+	while ((r = fread(tmp, 1, sizeof(tmp), f)) > 0) {
+		if (n + r + 1 > cap) {
+			cap = 2 * (n + r + 1);
+			buf = realloc(buf, cap);
+			assert_non_null(buf);
+		}
+		memcpy(buf + n, tmp, r);
+		n += r;
+	}
+	fclose(f);
+	if (!buf)
+		buf = calloc(1, 1);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+/* The expected file without its `#` comment lines. */
+static char *strip_comments(const char *text)
+{
+	size_t n = strlen(text);
+	char *out = malloc(n + 1), *o = out;
+	assert_non_null(out);
+	const char *p = text;
+	while (*p) {
+		const char *e = strchr(p, '\n');
+		size_t l = e ? (size_t)(e - p + 1) : strlen(p);
+		if (p[0] != '#') {
+			memcpy(o, p, l);
+			o += l;
+		}
+		p += l;
+	}
+	*o = '\0';
+	return out;
+}
+
+static int run_trace_text(const char *name, const char *text, char **out, char *msg, size_t msglen)
+{
+	FILE *in = fmemopen((void *)text, strlen(text), "r");
+	assert_non_null(in);
+	size_t len = 0;
+	*out = NULL;
+	FILE *o = open_memstream(out, &len);
+	assert_non_null(o);
+	int rc = ptm_trace_probe_run(in, name, o, msg, msglen);
+	fclose(o);
+	fclose(in);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* golden vectors                                                      */
+
+static void test_vectors(void **state)
+{
+	(void)state;
+	char dir[4096];
+	snprintf(dir, sizeof(dir), "%s/conformance/probe", PT_TEST_DATA);
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	struct dirent *de;
+	unsigned count = 0, bad = 0;
+	while ((de = readdir(d))) {
+		size_t l = strlen(de->d_name);
+		if (l < 7 || strcmp(de->d_name + l - 6, ".trace") != 0)
+			continue;
+		char tpath[4200], epath[4200];
+		snprintf(tpath, sizeof(tpath), "%s/%s", dir, de->d_name);
+		snprintf(epath, sizeof(epath), "%s/%.*s.expected", dir, (int)(l - 6), de->d_name);
+		size_t tl, el;
+		char *trace = slurp(tpath, &tl), *exp = slurp(epath, &el);
+		assert_non_null(trace);
+		assert_non_null(exp);
+		char *want = strip_comments(exp), *got = NULL, msg[512] = "";
+		int rc = run_trace_text(de->d_name, trace, &got, msg, sizeof(msg));
+		if (rc != 0) {
+			print_error("%s: rc %d: %s\n", de->d_name, rc, msg);
+			bad++;
+		} else if (strcmp(got, want) != 0) {
+			/* first differing line */
+			const char *a = got, *b = want;
+			unsigned line = 1;
+			while (*a && *a == *b) {
+				if (*a == '\n')
+					line++;
+				a++;
+				b++;
+			}
+			print_error("%s: output line %u differs\n", de->d_name, line);
+			bad++;
+		}
+		count++;
+		free(trace);
+		free(exp);
+		free(want);
+		free(got);
+	}
+	closedir(d);
+	assert_true(count >= 13);
+	assert_int_equal(bad, 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* conservation under random traffic                                   */
+
+struct ref {
+	uint64_t words[4], stall[4], sof[4], mvb[4], mstall[4], items[4], region[4][16];
+	uint64_t brake[32];
+};
+
+/* Well-formed MFB framing of one bus: frames of random length, each
+ * starting at the first item of a region, possibly several per word. */
+struct framer {
+	unsigned remaining; /* items left of the open frame, 0 = none open */
+	int have_word;      /* a word is prepared and waits to move */
+	struct ptm_bus_in w;
+	unsigned w_items, w_sofs, w_regions;
+	uint32_t w_rmask;
+	int src;
+};
+
+static void prepare_word(struct framer *f, unsigned regions, unsigned ri, int allow_new)
+{
+	memset(&f->w, 0, sizeof(f->w));
+	f->w_items = f->w_sofs = 0;
+	f->w_rmask = 0;
+	for (unsigned r = 0; r < regions; r++) {
+		if (!f->remaining) {
+			if (!allow_new || rndn(3) == 0)
+				continue; /* empty region */
+			f->remaining = 1 + rndn(3 * ri + 2);
+			f->w.sof |= 1u << r;
+			f->w_sofs++;
+		}
+		f->w_rmask |= 1u << r;
+		if (f->remaining <= ri) {
+			f->w.eof |= 1u << r;
+			f->w.eof_pos[r] = (uint16_t)(f->remaining - 1);
+			f->w_items += f->remaining;
+			f->remaining = 0;
+		} else {
+			f->w_items += ri;
+			f->remaining -= ri;
+		}
+	}
+}
+
+struct pgen {
+	struct ptm_probe_generics g;
+	unsigned mi_per_clk; /* MI edges after each CLK edge */
+};
+
+static void random_generics(struct pgen *pg)
+{
+	memset(pg, 0, sizeof(*pg));
+	struct ptm_probe_generics *g = &pg->g;
+	g->buses = 1 + rndn(4);
+	g->regions = 1 + rndn(4);
+	unsigned imax = 1;
+	for (unsigned b = 0; b < g->buses; b++) {
+		g->region_items[b] = 1 + rndn(16);
+		if (g->region_items[b] > imax)
+			imax = g->region_items[b];
+	}
+	unsigned w = 0;
+	while ((1u << w) < imax)
+		w++;
+	g->eof_pos_width = w + rndn(2);
+	g->brakes = rndn(15);
+	unsigned ch = 1 + g->buses * (6 + g->regions) + g->brakes;
+	unsigned sweep = 8 * ((ch + 7) / 8 + 1);
+	unsigned dp = 16;
+	while (dp <= sweep)
+		dp *= 2;
+	dp <<= rndn(4);
+	if (dp > 4096)
+		dp = 4096;
+	g->drain_period = dp;
+	pg->mi_per_clk = 1 + rndn(3);
+}
+
+static void conservation_one(const struct pgen *pg, unsigned traffic_edges)
+{
+	const struct ptm_probe_generics *g = &pg->g;
+	char msg[256];
+	ptm_probe *p = NULL;
+	int rc = ptm_probe_new(g, &p, msg, sizeof(msg));
+	if (rc)
+		fail_msg("ptm_probe_new: %s", msg);
+	const unsigned B = g->buses, R = g->regions, ch = ptm_probe_channels(p);
+	struct ref ref;
+	memset(&ref, 0, sizeof(ref));
+	struct framer fr[4];
+	memset(fr, 0, sizeof(fr));
+	struct ptm_bus_in in[4];
+	uint64_t *sum = calloc(ch, sizeof(*sum));
+	assert_non_null(sum);
+	uint64_t pops = 0, ticks = 0, last_tick = 0, last_reset = 0;
+	uint64_t edge = 0;
+	unsigned reset_edges = 2 + rndn(3);
+	unsigned idle_edges = 3 * g->drain_period + 200;
+	struct ptm_probe_info info;
+	ptm_probe_info(p, &info);
+	unsigned stall_pct = rndn(60), idle_pct = rndn(40), brake_pct = rndn(50);
+
+	/* idle until the last sweep has written all its deltas */
+	for (uint64_t n = 0; n < reset_edges + traffic_edges + idle_edges ||
+			     edge < last_tick + info.sweep_cycles + 4;
+	     n++, edge++) {
+		int rst = n < reset_edges;
+		/* the probe is also in reset at edges 0..2 after power-up */
+		int held = rst || n <= 2;
+		/* quirk: MVB handshake registers are not reset, so the MVB
+		 * activity of the last reset edge is counted */
+		const uint64_t last_held = reset_edges - 1 > 2 ? reset_edges - 1 : 2;
+		int traffic = !rst && n < reset_edges + traffic_edges;
+		int closing = traffic && n >= reset_edges + traffic_edges - 64;
+		uint32_t brake = 0;
+		memset(in, 0, sizeof(in));
+		for (unsigned b = 0; b < B; b++) {
+			struct framer *f = &fr[b];
+			if (traffic || f->remaining || f->have_word) {
+				if (!f->have_word && (rndn(100) >= idle_pct || f->remaining)) {
+					prepare_word(f, R, g->region_items[b], traffic && !closing);
+					f->have_word = f->w_rmask != 0;
+				}
+			}
+			if (f->have_word) {
+				in[b] = f->w;
+				in[b].src_rdy = 1;
+				in[b].dst_rdy = rndn(100) >= stall_pct;
+			} else {
+				/* idle: random garbage framing must not count */
+				in[b].sof = (uint32_t)rnd() & ((1u << R) - 1);
+				in[b].eof = (uint32_t)rnd() & ((1u << R) - 1);
+				in[b].dst_rdy = (uint8_t)rndn(2);
+			}
+			if (traffic || n == last_held) {
+				in[b].mvb_src_rdy = (uint8_t)(rndn(100) < 60);
+				in[b].mvb_dst_rdy = (uint8_t)(rndn(100) >= stall_pct);
+				in[b].mvb_vld = (uint32_t)rnd() & ((1u << R) - 1);
+			}
+			if (!held) {
+				if (in[b].src_rdy && in[b].dst_rdy) {
+					ref.words[b]++;
+					ref.sof[b] += f->w_sofs;
+					ref.items[b] += f->w_items;
+					for (unsigned r = 0; r < R; r++)
+						ref.region[b][r] += (f->w_rmask >> r) & 1;
+					f->have_word = 0;
+				} else if (in[b].src_rdy) {
+					ref.stall[b]++;
+				}
+			}
+			/* MVB is counted also at the last reset edge (quirk),
+			 * keep it quiet during reset for a clean reference */
+			if ((!held || n == last_held) && in[b].mvb_src_rdy) {
+				if (in[b].mvb_dst_rdy)
+					ref.mvb[b] += (unsigned)__builtin_popcount(in[b].mvb_vld);
+				else
+					ref.mstall[b]++;
+			}
+		}
+		if (traffic && !held && g->brakes) {
+			for (unsigned k = 0; k < g->brakes; k++)
+				if (rndn(100) < brake_pct) {
+					brake |= 1u << k;
+					ref.brake[k]++;
+				}
+		}
+		if (held)
+			last_reset = edge;
+		struct ptm_probe_clk_out co;
+		ptm_probe_clk(p, rst, in, brake, &co);
+		if (co.drain_tick) {
+			ticks++;
+			last_tick = edge;
+		}
+		assert_false(co.wr_dropped);
+		for (unsigned i = 0; i < pg->mi_per_clk; i++) {
+			struct ptm_probe_mi_out mo;
+			ptm_probe_mi_clk(p, 0, 0, 1, &mo);
+			if (mo.vld) {
+				assert_true(mo.index < ch);
+				sum[mo.index] += mo.delta;
+				pops++;
+			}
+		}
+	}
+	for (unsigned i = 0; i < 400; i++) {
+		struct ptm_probe_mi_out mo;
+		ptm_probe_mi_clk(p, 0, 0, 1, &mo);
+		if (mo.vld) {
+			sum[mo.index] += mo.delta;
+			pops++;
+		}
+	}
+	struct ptm_probe_mi_out fl;
+	ptm_probe_tx(p, &fl);
+	assert_int_equal(fl.fifo_ovf, 0);
+	assert_int_equal(fl.overrun, 0);
+	assert_true(ticks >= 3);
+	assert_int_equal(pops, ticks * ch);
+	/* elapsed cycles: from two edges after the last reset edge up to the
+	 * last capture of slot 0, one edge after the last tick */
+	assert_int_equal(sum[0], last_tick + 1 - last_reset - 2);
+	for (unsigned b = 0; b < B; b++) {
+		const uint64_t *c = sum + 1 + b * (6 + R);
+		assert_int_equal(c[0], ref.words[b]);
+		assert_int_equal(c[1], ref.stall[b]);
+		assert_int_equal(c[2], ref.sof[b]);
+		assert_int_equal(c[3], ref.mvb[b]);
+		assert_int_equal(c[4], ref.mstall[b]);
+		assert_int_equal(c[5], ref.items[b]);
+		for (unsigned r = 0; r < R; r++)
+			assert_int_equal(c[6 + r], ref.region[b][r]);
+	}
+	for (unsigned k = 0; k < g->brakes; k++)
+		assert_int_equal(sum[1 + B * (6 + R) + k], ref.brake[k]);
+	free(sum);
+	ptm_probe_free(p);
+}
+
+static void test_conservation(void **state)
+{
+	(void)state;
+	rng_state = 0x9e3779b97f4a7c15ull;
+	for (unsigned i = 0; i < 40; i++) {
+		struct pgen pg;
+		random_generics(&pg);
+		conservation_one(&pg, 2000 + rndn(6000));
+	}
+}
+
+/* The default PCIe-side probe and the largest FIFO a 4-bus probe has. */
+static void test_conservation_fixed(void **state)
+{
+	(void)state;
+	rng_state = 12345;
+	struct pgen pg = { .g = { .buses = 2, .regions = 2, .region_items = { 8, 8 },
+				  .eof_pos_width = 3, .brakes = 14, .drain_period = 4096 },
+			   .mi_per_clk = 1 };
+	conservation_one(&pg, 20000);
+	struct pgen pg2 = { .g = { .buses = 4, .regions = 4, .region_items = { 3, 5, 7, 16 },
+				   .eof_pos_width = 4, .brakes = 14, .drain_period = 128 },
+			    .mi_per_clk = 2 };
+	conservation_one(&pg2, 5000);
+}
+
+/* ------------------------------------------------------------------ */
+/* batch == single edges                                               */
+
+static void random_inputs(const struct ptm_probe_generics *g, struct ptm_bus_in *in,
+			  uint32_t *brake)
+{
+	memset(in, 0, sizeof(*in) * g->buses);
+	for (unsigned b = 0; b < g->buses; b++) {
+		uint32_t rm = (1u << g->regions) - 1;
+		in[b].sof = (uint32_t)rnd() & rm;
+		in[b].eof = (uint32_t)rnd() & rm;
+		in[b].mvb_vld = (uint32_t)rnd() & rm;
+		for (unsigned r = 0; r < g->regions; r++)
+			in[b].eof_pos[r] = (uint16_t)rndn(1u << g->eof_pos_width);
+		in[b].src_rdy = (uint8_t)rndn(2);
+		in[b].dst_rdy = (uint8_t)rndn(2);
+		in[b].mvb_src_rdy = (uint8_t)rndn(2);
+		in[b].mvb_dst_rdy = (uint8_t)rndn(2);
+	}
+	*brake = (uint32_t)rnd();
+}
+
+static void assert_same_stats(const ptm_probe *a, const ptm_probe *b)
+{
+	struct ptm_probe_stats sa, sb;
+	ptm_probe_stats(a, &sa);
+	ptm_probe_stats(b, &sb);
+	assert_int_equal(sa.edges, sb.edges);
+	assert_int_equal(sa.ticks, sb.ticks);
+	assert_int_equal(sa.writes, sb.writes);
+	assert_int_equal(sa.dropped, sb.dropped);
+	assert_int_equal(sa.flushed, sb.flushed);
+	assert_int_equal(sa.popped, sb.popped);
+	struct ptm_probe_mi_out ta, tb;
+	ptm_probe_tx(a, &ta);
+	ptm_probe_tx(b, &tb);
+	assert_int_equal(ta.vld, tb.vld);
+	assert_int_equal(ta.index, tb.index);
+	assert_int_equal(ta.delta, tb.delta);
+	assert_int_equal(ta.fifo_ovf, tb.fifo_ovf);
+	assert_int_equal(ta.overrun, tb.overrun);
+	assert_int_equal(ptm_probe_in_reset(a), ptm_probe_in_reset(b));
+}
+
+/* Both probes run the same random stimulus with MI edges; every output
+ * must agree. */
+static void lockstep(ptm_probe *a, ptm_probe *b, const struct ptm_probe_generics *g, unsigned n,
+		     int steady_pct)
+{
+	struct ptm_bus_in in[4];
+	uint32_t brake = 0;
+	random_inputs(g, in, &brake);
+	for (unsigned i = 0; i < n; i++) {
+		if ((int)rndn(100) >= steady_pct)
+			random_inputs(g, in, &brake);
+		int rst = rndn(500) == 0;
+		struct ptm_probe_clk_out ca, cb;
+		memset(&ca, 0, sizeof(ca));
+		memset(&cb, 0, sizeof(cb));
+		ptm_probe_clk(a, rst, in, brake, &ca);
+		ptm_probe_clk(b, rst, in, brake, &cb);
+		assert_memory_equal(&ca, &cb, sizeof(ca));
+		unsigned mi = rndn(3);
+		int fl = rndn(300) == 0;
+		for (unsigned k = 0; k < mi; k++) {
+			struct ptm_probe_mi_out ma, mb;
+			memset(&ma, 0, sizeof(ma));
+			memset(&mb, 0, sizeof(mb));
+			int rd = rndn(10) != 0;
+			ptm_probe_mi_clk(a, 0, fl, rd, &ma);
+			ptm_probe_mi_clk(b, 0, fl, rd, &mb);
+			assert_memory_equal(&ma, &mb, sizeof(ma));
+		}
+	}
+}
+
+static void test_batch_equals_single(void **state)
+{
+	(void)state;
+	rng_state = 0xabcdef12345ull;
+	for (unsigned t = 0; t < 60; t++) {
+		struct pgen pg;
+		random_generics(&pg);
+		const struct ptm_probe_generics *g = &pg.g;
+		char msg[256];
+		ptm_probe *a = NULL, *b = NULL;
+		assert_int_equal(ptm_probe_new(g, &a, msg, sizeof(msg)), 0);
+		assert_int_equal(ptm_probe_new(g, &b, msg, sizeof(msg)), 0);
+		for (unsigned round = 0; round < 6; round++) {
+			lockstep(a, b, g, 50 + rndn(3 * g->drain_period), 90);
+			struct ptm_bus_in in[4];
+			uint32_t brake;
+			random_inputs(g, in, &brake);
+			int rst = rndn(6) == 0;
+			uint64_t n = rndn(4) == 0 ? rndn(8) : rndn(5 * g->drain_period + 100);
+			uint64_t ticks = ptm_probe_clk_batch(a, rst, in, brake, n);
+			uint64_t t1 = 0;
+			for (uint64_t i = 0; i < n; i++) {
+				struct ptm_probe_clk_out co;
+				ptm_probe_clk(b, rst, in, brake, &co);
+				t1 += co.drain_tick;
+			}
+			assert_int_equal(ticks, t1);
+			assert_same_stats(a, b);
+			/* MI batch against single MI edges */
+			int rd = rndn(4) != 0, fl = rndn(2);
+			uint64_t m = rndn(3) == 0 ? rndn(6) : rndn(200);
+			struct ptm_probe_mi_out la = { 0 }, lb = { 0 };
+			uint64_t pa = ptm_probe_mi_clk_batch(a, 0, fl, rd, m, &la), pb = 0;
+			for (uint64_t i = 0; i < m; i++) {
+				struct ptm_probe_mi_out mo;
+				ptm_probe_mi_clk(b, 0, fl, rd, &mo);
+				if (mo.vld) {
+					pb++;
+					lb = mo;
+				}
+			}
+			assert_int_equal(pa, pb);
+			if (pa) {
+				assert_int_equal(la.index, lb.index);
+				assert_int_equal(la.delta, lb.delta);
+			}
+			assert_same_stats(a, b);
+		}
+		lockstep(a, b, g, 3 * g->drain_period, 50);
+		assert_same_stats(a, b);
+		ptm_probe_free(a);
+		ptm_probe_free(b);
+	}
+}
+
+/* Steady traffic over many drain periods: the batch must skip, not step. */
+static void test_batch_steady_traffic(void **state)
+{
+	(void)state;
+	struct ptm_probe_generics g = { .buses = 2, .regions = 2, .region_items = { 8, 8 },
+					.eof_pos_width = 3, .brakes = 14, .drain_period = 4096 };
+	char msg[256];
+	ptm_probe *a = NULL, *b = NULL;
+	assert_int_equal(ptm_probe_new(&g, &a, msg, sizeof(msg)), 0);
+	assert_int_equal(ptm_probe_new(&g, &b, msg, sizeof(msg)), 0);
+	struct ptm_bus_in in[2];
+	memset(in, 0, sizeof(in));
+	in[0].src_rdy = in[0].dst_rdy = 1; /* an endless frame: all regions busy */
+	in[0].sof = 1;
+	in[1].src_rdy = 1;                  /* bus 1 stalled */
+	ptm_probe_clk_batch(a, 1, in, 0x41, 4);
+	for (int i = 0; i < 4; i++)
+		ptm_probe_clk(b, 1, in, 0x41, NULL);
+	in[0].sof = 0;
+	const uint64_t n = 40 * 4096 + 17;
+	uint64_t ticks = ptm_probe_clk_batch(a, 0, in, 0x41, n);
+	for (uint64_t i = 0; i < n; i++)
+		ptm_probe_clk(b, 0, in, 0x41, NULL);
+	assert_int_equal(ticks, 40);
+	assert_same_stats(a, b);
+	/* drain both and compare every delta */
+	for (unsigned i = 0; i < 2000; i++) {
+		struct ptm_probe_mi_out ma, mb;
+		ptm_probe_clk(a, 0, in, 0x41, NULL);
+		ptm_probe_clk(b, 0, in, 0x41, NULL);
+		ptm_probe_mi_clk(a, 0, 0, 1, &ma);
+		ptm_probe_mi_clk(b, 0, 0, 1, &mb);
+		assert_memory_equal(&ma, &mb, sizeof(ma));
+	}
+	assert_same_stats(a, b);
+	ptm_probe_free(a);
+	ptm_probe_free(b);
+}
+
+/* ------------------------------------------------------------------ */
+/* generics and malformed traces                                       */
+
+static void test_generics_rejected(void **state)
+{
+	(void)state;
+	struct ptm_probe_generics ok = { .buses = 2, .regions = 2, .region_items = { 8, 8 },
+					 .eof_pos_width = 3, .brakes = 2, .drain_period = 64 };
+	static const struct {
+		const char *field;
+		unsigned val;
+		const char *what;
+	} cases[] = {
+		{ "buses", 0, "BUSES=0" },	    { "buses", 33, "BUSES=33" },
+		{ "regions", 0, "REGIONS=0" },	    { "regions", 17, "REGIONS=17" },
+		{ "brakes", 33, "BRAKES=33" },	    { "eof_pos_width", 2, "EOF_POS_WIDTH=2" },
+		{ "drain_period", 48, "DRAIN_PERIOD=48" }, { "drain_period", 32, "DRAIN_PERIOD=32" },
+		{ "items0", 0, "REGION_ITEMS(0)=0" },
+	};
+	char msg[256];
+	ptm_probe *p = NULL;
+	assert_int_equal(ptm_probe_new(&ok, &p, msg, sizeof(msg)), 0);
+	ptm_probe_free(p);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ptm_probe_generics g = ok;
+		if (!strcmp(cases[i].field, "buses"))
+			g.buses = cases[i].val;
+		else if (!strcmp(cases[i].field, "regions"))
+			g.regions = cases[i].val;
+		else if (!strcmp(cases[i].field, "brakes"))
+			g.brakes = cases[i].val;
+		else if (!strcmp(cases[i].field, "eof_pos_width"))
+			g.eof_pos_width = cases[i].val;
+		else if (!strcmp(cases[i].field, "drain_period"))
+			g.drain_period = cases[i].val;
+		else
+			g.region_items[0] = cases[i].val;
+		msg[0] = '\0';
+		p = (ptm_probe *)1;
+		assert_int_equal(ptm_probe_new(&g, &p, msg, sizeof(msg)), -EINVAL);
+		assert_null(p);
+		if (!strstr(msg, cases[i].what))
+			fail_msg("message '%s' does not name '%s'", msg, cases[i].what);
+	}
+}
+
+#define HDR(buses, regions, items, w, brakes, dp, cycles)                                      \
+	"# comment\n"                                                                          \
+	"PROBE_TRACE 1\n"                                                                      \
+	"BUSES " buses "\n"                                                                    \
+	"REGIONS " regions "\n"                                                                \
+	"REGION_ITEMS " items "\n"                                                             \
+	"EOF_POS_WIDTH " w "\n"                                                                \
+	"BRAKES " brakes "\n"                                                                  \
+	"DRAIN_PERIOD " dp "\n"                                                                \
+	"CYCLES " cycles "\n"                                                                  \
+	"COLUMNS rst sof eof eof_pos src_rdy dst_rdy brake mvb_vld mvb_src_rdy mvb_dst_rdy "   \
+	"mi_edges flag_clr\n"                                                                  \
+	"BEGIN\n"
+#define H1 HDR("1", "1", "8", "3", "0", "64", "3")
+/* data lines start at line 12 */
+
+static void expect_trace_error(const char *text, unsigned line, const char *what)
+{
+	char msg[512] = "", *out = NULL, prefix[64];
+	int rc = run_trace_text("t.trace", text, &out, msg, sizeof(msg));
+	if (rc != -EINVAL)
+		fail_msg("rc %d (%s), expected -EINVAL at line %u '%s'\n--- input:\n%s", rc, msg, line,
+			 what, text);
+	assert_true(out == NULL || out[0] == '\0');
+	free(out);
+	snprintf(prefix, sizeof(prefix), "t.trace:%u: ", line);
+	if (strncmp(msg, prefix, strlen(prefix)) != 0 || !strstr(msg, what))
+		fail_msg("message '%s', expected '%s...%s'", msg, prefix, what);
+	assert_null(strchr(msg, '\n'));
+}
+
+static void test_trace_ok_minimal(void **state)
+{
+	(void)state;
+	char msg[256], *out = NULL;
+	int rc = run_trace_text("t.trace", H1 "1 0 0 0 0 0 0 0 0 0 1 0\nR 2\nEND\n", &out, msg,
+				sizeof(msg));
+	if (rc)
+		fail_msg("%s", msg);
+	assert_string_equal(out, "PROBE_EXPECTED 1\nFLAGS 0 0\nEND\n");
+	free(out);
+	/* upper-case hex, leading zeros, CRLF, trailing comments are fine */
+	rc = run_trace_text("t.trace",
+			    HDR("2", "2", "8 8", "3", "2", "64", "2")
+			    "1 0F 00 fFf 3 3 3 F 3 3 1 0 # c\r\n0 1 1 7 1 1 0 0 0 0 0 0\r\nEND\r\n",
+			    &out, msg, sizeof(msg));
+	if (rc)
+		fail_msg("%s", msg);
+	free(out);
+}
+
+static void test_trace_errors(void **state)
+{
+	(void)state;
+	expect_trace_error("PROBE_TRACE 2\n", 1, "field 'PROBE_TRACE'");
+	expect_trace_error("COMPONENT_TRACE 1\n", 1, "not a probe trace");
+	expect_trace_error("# only a comment\n", 1, "unexpected end of file");
+	expect_trace_error(HDR("0", "1", "8", "3", "0", "64", "1"), 3, "field 'BUSES'");
+	expect_trace_error(HDR("1", "17", "8", "3", "0", "64", "1"), 4, "field 'REGIONS'");
+	expect_trace_error(HDR("2", "1", "8", "3", "0", "64", "1"), 5, "REGION_ITEMS");
+	expect_trace_error(HDR("1", "1", "8 8", "3", "0", "64", "1"), 5, "BUSES is 1");
+	expect_trace_error(HDR("1", "1", "0", "3", "0", "64", "1"), 5, "field 'REGION_ITEMS'");
+	expect_trace_error(HDR("1", "1", "x8", "3", "0", "64", "1"), 5, "not a decimal digit");
+	expect_trace_error(HDR("1", "1", "16", "3", "0", "64", "1"), 6, "field 'EOF_POS_WIDTH'");
+	expect_trace_error(HDR("1", "1", "8", "3", "33", "64", "1"), 7, "field 'BRAKES'");
+	expect_trace_error(HDR("1", "1", "8", "3", "0", "48", "1"), 8, "power of two");
+	expect_trace_error(HDR("1", "1", "8", "3", "0", "16", "1"), 8, "drain sweep");
+	expect_trace_error(HDR("1", "1", "8", "3", "0", "64", "-1"), 9, "field 'CYCLES'");
+	expect_trace_error("PROBE_TRACE 1\nBUSES 1\nREGIONS 1\nREGION_ITEMS 8\nEOF_POS_WIDTH 3\n"
+			   "BRAKES 0\nDRAIN_PERIOD 64\nCYCLES 1\nCOLUMNS rst sof\n",
+			   9, "field 'COLUMNS'");
+	expect_trace_error("PROBE_TRACE 1\nBUSES 1\nREGIONS 1\nEOF_POS_WIDTH 3\n", 4,
+			   "expected 'REGION_ITEMS'");
+	/* body */
+	expect_trace_error(H1 "R 3\nEND\n", 12, "repeat before the first data line");
+	expect_trace_error(H1 "1 0 0 0 0 0 0 0 0 0 1\nEND\n", 12, "11 fields");
+	expect_trace_error(H1 "1 0 0 0 0 0 0 0 0 0 1 0 0\nEND\n", 12, "13 fields");
+	expect_trace_error(H1 "1 2 0 0 0 0 0 0 0 0 1 0\nEND\n", 12, "field 'sof'");
+	expect_trace_error(H1 "1 0 0 8 0 0 0 0 0 0 1 0\nEND\n", 12, "field 'eof_pos'");
+	expect_trace_error(H1 "1 0 0 0 0 0 0 0 0 0 1 0\n0 0 0 0 0 g 0 0 0 0 1 0\nEND\n", 13,
+			   "field 'dst_rdy'");
+	expect_trace_error(H1 "1 0 0 0 0 0 0 0 0 0 1 2\nEND\n", 12, "field 'flag_clr'");
+	expect_trace_error(H1 "1 0 0 0 0 0 2 0 0 0 1 0\nEND\n", 12, "field 'brake'");
+	expect_trace_error(H1 "1 0 0 0 0 0 0 0 0 0 10000 0\nEND\n", 12, "field 'mi_edges'");
+	expect_trace_error(H1 "1 0 0 0 0 0 0 0 0 0 0x1 0\nEND\n", 12, "field 'mi_edges'");
+	expect_trace_error(H1 "1 0 0 0 0 0 0 0 0 0 1 0\nR 1\nEND\n", 14, "CYCLES (line 9) says 3");
+	expect_trace_error(H1 "1 0 0 0 0 0 0 0 0 0 1 0\nR 5\nEND\n", 13, "exceeds CYCLES 3");
+	expect_trace_error(H1 "1 0 0 0 0 0 0 0 0 0 1 0\nR x\nEND\n", 13, "field 'R'");
+	expect_trace_error(H1 "1 0 0 0 0 0 0 0 0 0 1 0\nR 2\n", 13, "missing END");
+	expect_trace_error(H1 "1 0 0 0 0 0 0 0 0 0 1 0\nR 2\nEND\nEND\n", 15, "after END");
+	expect_trace_error(H1 "1 0 0 0 0 0 0 0 0 0 1 0\nR 2\nEND x\n", 14, "field 'END'");
+	/* wide vectors: 4 buses x 4 regions x 4 bits = 64-bit eof_pos */
+	expect_trace_error(HDR("4", "4", "16 16 16 16", "4", "0", "128", "1")
+			   "1 0 0 10000000000000000 0 0 0 0 0 0 1 0\nEND\n",
+			   12, "wider than 64 bits");
+}
+
+static void test_hex_wide(void **state)
+{
+	(void)state;
+	/* 8 buses x 4 regions x 4 bits = 128-bit eof_pos: the top field */
+	char msg[512], *out = NULL;
+	int rc = run_trace_text("t.trace",
+				HDR("8", "4", "16 16 16 16 16 16 16 16", "4", "0", "256", "2")
+				"1 0 0 f0000000000000000000000000000000 0 0 0 0 0 0 1 0\n"
+				"0 80000000 80000000 f0000000000000000000000000000000 ff ff 0 0 0 0 1 0\n"
+				"END\n",
+				&out, msg, sizeof(msg));
+	if (rc)
+		fail_msg("%s", msg);
+	free(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_vectors),
+		cmocka_unit_test(test_conservation),
+		cmocka_unit_test(test_conservation_fixed),
+		cmocka_unit_test(test_batch_equals_single),
+		cmocka_unit_test(test_batch_steady_traffic),
+		cmocka_unit_test(test_generics_rejected),
+		cmocka_unit_test(test_trace_ok_minimal),
+		cmocka_unit_test(test_trace_errors),
+		cmocka_unit_test(test_hex_wide),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
