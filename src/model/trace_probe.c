@@ -397,10 +397,8 @@ int ptm_trace_probe_run(FILE *in, const char *name, FILE *out, char *msg, size_t
 			have_line = 1;
 		}
 		if (reps > h.cycles - cycle) {
-			rc = ptm_tu_err(&rd, NULL,
-					"body exceeds CYCLES %llu (line %lu) at CLK edge %llu",
-					(unsigned long long)h.cycles, h.line_cycles,
-					(unsigned long long)(cycle + (reps > h.cycles - cycle ? h.cycles - cycle : reps)));
+			rc = ptm_tu_err(&rd, NULL, "body exceeds CYCLES %llu (line %lu)",
+					(unsigned long long)h.cycles, h.line_cycles);
 			goto done;
 		}
 		for (uint64_t i = 0; i < reps; i++, cycle++) {
