@@ -192,9 +192,9 @@ static void parse_args(int argc, char **argv, struct args *a)
 			       pt_bus_have_nfb() ? "built in" : "not built");
 			exit(0);
 		case ':':
-			if (optopt)
-				die_usage("option -%c needs a value", optopt);
-			die_usage("option '%s' needs a value", argv[optind - 1]);
+			if (strncmp(argv[optind - 1], "--", 2) == 0)
+				die_usage("option '%s' needs a value", argv[optind - 1]);
+			die_usage("option -%c needs a value", optopt);
 		default:
 			if (optopt)
 				die_usage("unknown option -%c (see --help)", optopt);

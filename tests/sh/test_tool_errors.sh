@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# Every error of nfb-pcie-telemetry: a non-zero exit status (2 for usage
+# errors, 1 for runtime errors), nothing on stdout, and exactly one line
+# "nfb-pcie-telemetry: ..." on stderr that names the thing at fault.
+#
+# Usage: test_tool_errors.sh BIN_DIR TESTS_DIR
+set -u
+bin=$1
+data=$2
+tool=$bin/nfb-pcie-telemetry
+cases=$data/conformance/report
+[ -x "$tool" ] || { echo "FAIL: $tool is not built"; exit 1; }
+
+work=$(mktemp -d)
+trap 'chmod -R u+rwx "$work" 2>/dev/null; rm -rf "$work"' EXIT
+pass=0
+fail=0
+
+# expect RC SUBSTRING ARGS...
+expect() {
+	local want_rc=$1 what=$2
+	shift 2
+	"$tool" "$@" >"$work/out" 2>"$work/err" </dev/null
+	local rc=$? lines
+	lines=$(wc -l <"$work/err")
+	local why=""
+	[ "$rc" -eq "$want_rc" ] || why="exit status $rc, expected $want_rc"
+	[ -s "$work/out" ] && why="$why; stdout not empty"
+	[ "$lines" -eq 1 ] || why="$why; $lines lines on stderr"
+	head -1 "$work/err" | grep -q '^nfb-pcie-telemetry: ' || why="$why; no 'nfb-pcie-telemetry: ' prefix"
+	grep -qF -- "$what" "$work/err" || why="$why; stderr lacks '$what'"
+	if [ -z "$why" ]; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "FAIL: $* :$why"
+		sed 's/^/    stderr: /' "$work/err" | head -5
+	fi
+}
+
+# an image with the basic configuration and one register changed
+# patch NAME OFFSET VALUE
+patch() {
+	sed -E "s/^$2 0x[0-9A-Fa-f]+/$2 $3/" "$cases/basic_t1.regs" >"$work/$1.regs"
+	grep -q "^$2 $3" "$work/$1.regs" || { echo "FAIL: cannot build $1"; fail=$((fail + 1)); }
+}
+
+# --- usage errors (exit 2)
+expect 2 "-t 'abc': not a number" -d "image:$cases/basic_t1.regs" -t abc
+expect 2 "-t 'nan'" -d "image:$cases/basic_t1.regs" -t nan
+expect 2 "-t '': not a number" -d "image:$cases/basic_t1.regs" -t ''
+expect 2 "-t '1s'" -d "image:$cases/basic_t1.regs" -t 1s
+expect 2 "-t 'inf'" -d "image:$cases/basic_t1.regs" -t inf
+expect 2 "-t '0x10'" -d "image:$cases/basic_t1.regs" -t 0x10
+expect 2 "option '--interval' needs a value" -d "image:$cases/basic_t1.regs" --interval
+expect 2 "-t needs a value" -d "image:$cases/basic_t1.regs" -t
+expect 2 "-i 'x': not a valid index" -d "image:$cases/basic_t1.regs" -i x
+expect 2 "-i '-1'" -d "image:$cases/basic_t1.regs" -i -1
+expect 2 "-i '1.5'" -d "image:$cases/basic_t1.regs" -i 1.5
+expect 2 "-i '99999999999999999999'" -d "image:$cases/basic_t1.regs" -i 99999999999999999999
+expect 2 "unknown option '--foo'" -d "image:$cases/basic_t1.regs" --foo
+expect 2 "unknown option -x" -d "image:$cases/basic_t1.regs" -x
+expect 2 "stray argument 'extra'" -d "image:$cases/basic_t1.regs" extra
+expect 2 "-d: empty device" -d ''
+expect 2 "--record $work/missing/rec.regs" -d "image:$cases/basic_t1.regs" --record "$work/missing/rec.regs"
+expect 2 "-c takes no reading" -d "image:$cases/basic_t1.regs" -c --record "$work/rec.regs"
+[ -e "$work/rec.regs" ] && { echo "FAIL: --record with -c created the file"; fail=$((fail + 1)); }
+
+# --- no such device, permission denied (exit 1)
+expect 1 "$work/none.regs: cannot open the register image: No such file" -d "image:$work/none.regs"
+expect 1 "image: no file name" -d "image:"
+expect 1 "no such PCI device" -d "pci:ffff:ff:1f.7@0x8000"
+expect 1 "bad PCI device" -d "pci:0000:03:00.0"
+expect 1 "-i 1: image:$cases/basic_t1.regs holds a single PCIe telemetry component" \
+	-d "image:$cases/basic_t1.regs" -i 1
+expect 1 "$work/none.bin: cannot open" -d "mmap:$work/none.bin"
+if "$tool" -V | grep -q "libnfb backend not built"; then
+	expect 1 "/dev/nfb7: this build has no libnfb support" -d /dev/nfb7
+	expect 1 "this build has no libnfb support" -t 0
+else
+	expect 1 "/dev/nfb7" -d /dev/nfb7
+fi
+printf 'pcie-telemetry-regs 1\n@snapshot 1\n' >"$work/noperm.regs"
+chmod 000 "$work/noperm.regs"
+if [ "$(id -u)" -ne 0 ]; then
+	expect 1 "Permission denied" -d "image:$work/noperm.regs"
+elif command -v setpriv >/dev/null && setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null; then
+	chmod 755 "$work"
+	tool_saved=$tool
+	tool="setpriv --reuid=65534 --regid=65534 --clear-groups $tool_saved"
+	expect_unpriv() {
+		$tool "$@" >"$work/out" 2>"$work/err" </dev/null
+		local rc=$?
+		if [ $rc -eq 1 ] && [ ! -s "$work/out" ] && [ "$(wc -l <"$work/err")" -eq 1 ] &&
+			grep -q "Permission denied" "$work/err"; then
+			pass=$((pass + 1))
+		else
+			fail=$((fail + 1))
+			echo "FAIL: permission denied as nobody: rc $rc"
+			cat "$work/err"
+		fi
+	}
+	expect_unpriv -d "image:$work/noperm.regs"
+	tool=$tool_saved
+else
+	echo "note: running as root without setpriv: permission check skipped"
+fi
+
+# --- wrong component, inconsistent layout (exit 1)
+expect 1 "MAGIC = 0x12345678: not a PCIe telemetry component" -d "image:$cases/err_bad_magic.regs" -t 0
+expect 1 "VERSION = 0x00010000: major version 1" -d "image:$cases/err_bad_major.regs" -t 1
+patch entries 0x000C 0x30300020
+expect 1 "CFG_LAYOUT = 0x30300020: 32 counters cannot hold 1 endpoint x 48 channels" -d "image:$work/entries.regs"
+patch channels 0x0010 0x0E020220
+expect 1 "CFG_PCIE = 0x0E020220: 32 channels" -d "image:$work/channels.regs"
+patch regions 0x002C 0x02020203
+expect 1 "CFG_REGIONS = 0x02020203: the RQ bus has 3 regions" -d "image:$work/regions.regs"
+patch width 0x000C 0x30200040
+expect 1 "CFG_LAYOUT = 0x30200040: counter width 32 bits" -d "image:$work/width.regs"
+patch hist 0x0034 0x00000208
+expect 1 "CFG_HIST = 0x00000208" -d "image:$work/hist.regs"
+# -c validates the component too
+expect 1 "MAGIC = 0x12345678" -d "image:$cases/err_bad_magic.regs" -c
+
+# --- malformed and truncated images (exit 1, FILE:LINE)
+head -c 2000 "$cases/basic_t1.regs" | head -n -0 >"$work/trunc.regs"
+# cut in the middle of a register line: "0x80" alone is a broken line
+lines=$(wc -l <"$work/trunc.regs")
+expect 1 "$work/trunc.regs:$((lines + 1)): expected 'OFFSET VALUE'" -d "image:$work/trunc.regs" -t 0
+head -n 4 "$cases/basic_t1.regs" >"$work/noimage.regs"
+expect 1 "$work/noimage.regs:4: the file holds no image" -d "image:$work/noimage.regs" -t 0
+sed '7s/.*/0x0008 0x00020101 0x1/' "$cases/basic_t1.regs" >"$work/extra.regs"
+expect 1 "$work/extra.regs:7: expected 'OFFSET VALUE'" -d "image:$work/extra.regs"
+sed '5s/.*/@snapshot -100/' "$cases/basic_t1.regs" >"$work/neg.regs"
+expect 1 "$work/neg.regs:5: bad time '-100'" -d "image:$work/neg.regs"
+sed '96s/.*/@snapshot 99/' "$cases/basic_t1.regs" >"$work/back.regs"
+expect 1 "$work/back.regs:96: @snapshot 99 is earlier" -d "image:$work/back.regs"
+sed '1s/.*/pcie-telemetry-regs 2/' "$cases/basic_t1.regs" >"$work/v2.regs"
+expect 1 "$work/v2.regs:1: unsupported format version '2'" -d "image:$work/v2.regs"
+printf '\x00\x01binary' >"$work/bin.regs"
+expect 1 "$work/bin.regs:1:" -d "image:$work/bin.regs"
+expect 1 "err_one_image.regs: SNAPSHOT number 2 asked for, but the file holds only 1 image" \
+	-d "image:$cases/err_one_image.regs" -t 1
+expect 1 "$cases: cannot read the register image" -d "image:$cases"
+
+# --- a component whose busy bit never clears (exit 1, after the 1 s timeout)
+python3 - "$work/busy.bin" <<'PY' || { echo "FAIL: python3 needed"; fail=$((fail + 1)); }
+import struct, sys
+img = bytearray(0x10000)
+regs = {0x0: 0x50544C4D, 0x4: 0x00020000, 0x8: 0x00020101, 0xC: 0x30300040,
+        0x10: 0x0E02021F, 0x14: 0x00020211, 0x18: 0x00041000, 0x1C: 0x8000,
+        0x24: 0x1, 0x2C: 0x02020202, 0x30: 0x00200020, 0x34: 0x0204,
+        0x38: 0x04000100, 0x3C: 0x00200020}
+for off, val in regs.items():
+    struct.pack_into("<I", img, off, val)
+open(sys.argv[1], "wb").write(img)
+PY
+expect 1 "STATUS busy did not clear within 1.0 s" -d "mmap:$work/busy.bin" -t 0
+expect 1 "STATUS busy did not clear within 1.0 s" -d "mmap:$work/busy.bin" -c
+expect 1 "mmap:$work/busy.bin@zz: bad offset" -d "mmap:$work/busy.bin@zz"
+expect 1 "do not fit" -d "mmap:$work/busy.bin@0x10"
+
+# --- a failure never leaves a record behind
+expect 1 "SNAPSHOT number 2" -d "image:$cases/err_one_image.regs" -t 1 --record "$work/r.regs"
+if ls -A "$work" | grep -q '^\.r\.regs\|^r\.regs$'; then
+	echo "FAIL: a failed run left a record file: $(ls -A "$work" | grep r.regs)"
+	fail=$((fail + 1))
+else
+	pass=$((pass + 1))
+fi
+
+echo "test_tool_errors: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
