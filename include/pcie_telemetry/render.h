@@ -28,21 +28,45 @@ struct pt_report {
 	double seconds;  /* measured length; meaningful when interval */
 };
 
-/* The upstream text report, byte for byte (report-format.md section 3). */
+/*
+ * Every renderer returns 0, or a negative errno:
+ *   -EINVAL  a NULL argument, or a reading that does not match the layout
+ *            (a counter index the layout needs is beyond reading->entries,
+ *            more endpoints than PT_MAX_ENDPOINTS, real regions beyond the
+ *            probe's); nothing is written in that case;
+ *   -ENOMEM  out of memory while building a table;
+ *   -EIO     the stream reported a write error (ferror).
+ * After -ENOMEM or -EIO part of the output may have been written: render
+ * into memory and print only on success.
+ */
+
+/* The upstream text report, byte for byte (report-format.md section 3).
+ * A zero-length interval (interval && seconds == 0.0) prints as totals. */
 int pt_render_text(FILE *out, const struct pt_report *rep);
-/* The upstream `-j` JSON, byte for byte (report-format.md section 4). */
+/* The upstream `-j` JSON, byte for byte (report-format.md section 4):
+ * "seconds" is null in totals mode, repr(seconds) in interval mode. */
 int pt_render_json(FILE *out, const struct pt_report *rep);
 
-/* Python's repr() of a float (shortest round-trip form). */
+/* Python's repr() of a float (shortest round-trip form): "1.0",
+ * "0.3000000000000007", "2.9999999999752447e-05", "1e+16", "inf", "nan".
+ * The result is cut to len - 1 characters if buf is too short (64 is
+ * always enough). */
 void pt_render_float_repr(double v, char *buf, size_t len);
 
 /*
- * One image of a register image file (register-image.md): the line
- * "@snapshot SECONDS", the configuration registers, STATUS, the
- * per-endpoint registers and every non-zero counter word.
+ * One image of a register image file (register-image.md): an empty line,
+ * "@snapshot SECONDS" (r->time in plain decimal that strtod reads back as
+ * the same double), the configuration registers of l->cfg, STATUS and the
+ * per-endpoint registers of r, and every non-zero counter word, each with a
+ * comment naming it.  Besides the errors above: -EINVAL when r->time is
+ * negative or not finite (the grammar has no sign and no exponent) or
+ * r->entries != l->entries, -ERANGE when the counter window would leave the
+ * component's 64 KiB.
  */
 int pt_render_regs_image(FILE *out, const struct pt_layout *l, const struct pt_reading *r);
-/* The file header: magic line and comment lines that explain the file. */
+/* The file header: the magic line, then comment lines naming the format,
+ * the tool version, the command line and the device (each may be NULL and
+ * is then left out; control characters become '?'). */
 int pt_render_regs_header(FILE *out, const char *tool_version, const char *command_line,
 			  const char *device);
 
