@@ -23,19 +23,6 @@
 /* The same for the PCIe side of the status handshake (b_ack path). */
 #define PTM_PCIE_SETTLE 6
 
-/* TEMPORARY until the probe's batch lands: n single edges. */
-static uint64_t probe_batch(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t brake,
-			    uint64_t n)
-{
-	uint64_t ticks = 0;
-	struct ptm_probe_clk_out o;
-	for (; n; n--) {
-		ptm_probe_clk(p, rst, bus, brake, &o);
-		ticks += o.drain_tick;
-	}
-	return ticks;
-}
-
 static void probe_generics(const struct ptm_model *m, int dma, struct ptm_probe_generics *pg)
 {
 	const struct ptm_generics *g = &m->g;
@@ -167,7 +154,7 @@ void ptm_pcie_edges(ptm_model *m, unsigned ep, const struct ptm_pcie_in *in, uin
 		 * is; the first tick sends when the handshake is ready, later ones
 		 * find it waiting for an acknowledge that needs MI edges. */
 		uint64_t k = n - 1;
-		uint64_t ticks = probe_batch(e->probe[0], in->rst, in->bus, pcie_brake(e, in), k);
+		uint64_t ticks = ptm_probe_clk_batch(e->probe[0], in->rst, in->bus, pcie_brake(e, in), k);
 		if (ticks && !in->rst)
 			ptm_aux_pcie_ticks(e, in);
 		m->pcie_quiet[ep] += k;
@@ -192,7 +179,7 @@ void ptm_dma_edges(ptm_model *m, int rst, const struct ptm_bus_in *bus, uint64_t
 	if (n == 0)
 		return;
 	for (unsigned e = 0; e < m->nep; e++)
-		probe_batch(m->ep[e].probe[1], rst, &bus[e * m->dma_buses], 0, n);
+		ptm_probe_clk_batch(m->ep[e].probe[1], rst, &bus[e * m->dma_buses], 0, n);
 	m->mi_quiet = 0;
 }
 
