@@ -17,6 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "pcie_telemetry/bus.h"
 
@@ -31,6 +34,7 @@
 struct img_reg {
 	uint32_t off;
 	uint32_t val;
+	uint32_t line; /* for the message about a duplicate */
 };
 
 struct img_image {
@@ -57,8 +61,9 @@ struct parser {
 	unsigned line;
 	char *msg;
 	size_t msglen;
-	/* line number + 1 of each offset in the current image, 0 = absent */
-	unsigned *seen;
+	/* offsets of the current image, one bit each (2 KiB, where a table
+	 * of line numbers would cost page faults at every start) */
+	uint64_t seen[IMG_SLOTS / 64];
 };
 
 static int perr(struct parser *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -170,7 +175,7 @@ static int parse_seconds(const char *tok, size_t len, double *out)
 	return 0;
 }
 
-static int push_reg(struct img_priv *p, uint32_t off, uint32_t val)
+static int push_reg(struct img_priv *p, uint32_t off, uint32_t val, unsigned line)
 {
 	if (p->nregs == p->capregs) {
 		size_t cap = p->capregs ? 2 * p->capregs : 256;
@@ -183,6 +188,7 @@ static int push_reg(struct img_priv *p, uint32_t off, uint32_t val)
 	}
 	p->regs[p->nregs].off = off;
 	p->regs[p->nregs].val = val;
+	p->regs[p->nregs].line = line;
 	p->nregs++;
 	return 0;
 }
@@ -224,7 +230,7 @@ static void end_image(struct parser *ps)
 	im = &p->images[p->nimages - 1];
 	im->count = p->nregs - im->first;
 	for (size_t i = im->first; i < p->nregs; i++)
-		ps->seen[p->regs[i].off / 4u] = 0;
+		ps->seen[p->regs[i].off / 256u] = 0;
 	qsort(p->regs + im->first, im->count, sizeof(*p->regs), cmp_reg);
 }
 
@@ -346,12 +352,18 @@ static int parse_line(struct parser *ps, const char *s, size_t len)
 				    (unsigned)off, PT_COMP_SPAN - 4u);
 		if (p->nimages == 0)
 			return perr(ps, "register line before the first @snapshot line");
-		if (ps->seen[off / 4u])
+		if (ps->seen[off / 256u] >> (off / 4u % 64u) & 1u) {
+			unsigned first = 0;
+
+			for (size_t i = p->images[p->nimages - 1].first; i < p->nregs; i++)
+				if (p->regs[i].off == off)
+					first = p->regs[i].line;
 			return perr(ps, "offset 0x%04X appears twice in one image (first on line %u)",
-				    (unsigned)off, ps->seen[off / 4u]);
-		ps->seen[off / 4u] = ps->line;
+				    (unsigned)off, first);
+		}
+		ps->seen[off / 256u] |= UINT64_C(1) << (off / 4u % 64u);
 		(void)b2;
-		if (push_reg(p, off, val) < 0)
+		if (push_reg(p, off, val, ps->line) < 0)
 			return perr(ps, "out of memory");
 		return 0;
 	}
@@ -374,11 +386,6 @@ static int parse_buffer(const char *name, const char *data, size_t len, struct i
 	size_t pos = 0;
 	int rc = 0;
 
-	ps.seen = calloc(IMG_SLOTS, sizeof(*ps.seen));
-	if (!ps.seen) {
-		snprintf(msg, msglen, "%s: out of memory", name);
-		return -ENOMEM;
-	}
 	if (len == 0) {
 		ps.line = 1;
 		rc = perr(&ps, "empty file (the first line must be '" IMG_MAGIC_WORD " "
@@ -408,7 +415,6 @@ static int parse_buffer(const char *name, const char *data, size_t len, struct i
 		if (p->nimages == 0)
 			rc = perr(&ps, "the file holds no image (no '@snapshot SECONDS' line)");
 	}
-	free(ps.seen);
 	return rc;
 }
 
@@ -545,52 +551,59 @@ int pt_bus_open_image_mem(const char *name, const void *data, size_t len, struct
 
 int pt_bus_open_image(const char *path, struct pt_bus **out, char *msg, size_t msglen)
 {
-	FILE *f;
 	char *data = NULL;
-	size_t len = 0, cap = 0;
-	int rc;
+	size_t len = 0, cap;
+	struct stat st;
+	int fd, rc;
 
 	*out = NULL;
 	if (!path || !*path) {
 		snprintf(msg, msglen, "image: no file name given (use image:FILE)");
 		return -EINVAL;
 	}
-	f = fopen(path, "rb");
-	if (!f) {
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
 		rc = -errno;
 		snprintf(msg, msglen, "%s: cannot open the register image: %s", path, strerror(errno));
 		return rc;
 	}
+	/* One allocation of the file's size (plus one byte to see the end):
+	 * a start-up without stdio buffers or regrowth. */
+	cap = (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+		      ? (size_t)st.st_size + 1
+		      : 65536;
 	for (;;) {
-		size_t got;
+		ssize_t got;
 
-		if (len == cap) {
-			size_t ncap = cap ? 2 * cap : 65536;
+		if (len == cap || !data) {
+			size_t ncap = data ? 2 * cap : cap;
 			char *n = realloc(data, ncap);
 
 			if (!n) {
 				free(data);
-				fclose(f);
+				close(fd);
 				snprintf(msg, msglen, "%s: out of memory", path);
 				return -ENOMEM;
 			}
 			data = n;
 			cap = ncap;
 		}
-		got = fread(data + len, 1, cap - len, f);
-		len += got;
+		got = read(fd, data + len, cap - len);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			rc = -errno;
+			snprintf(msg, msglen, "%s: cannot read the register image: %s", path,
+				 strerror(errno));
+			free(data);
+			close(fd);
+			return rc;
+		}
 		if (got == 0)
 			break;
+		len += (size_t)got;
 	}
-	if (ferror(f)) {
-		rc = errno ? -errno : -EIO;
-		snprintf(msg, msglen, "%s: cannot read the register image: %s", path,
-			 strerror(-rc));
-		free(data);
-		fclose(f);
-		return rc;
-	}
-	fclose(f);
+	close(fd);
 	rc = pt_bus_open_image_mem(path, data, len, out, msg, msglen);
 	free(data);
 	return rc;
