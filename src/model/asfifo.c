@@ -52,6 +52,8 @@ void asfifo_init(struct ptm_asfifo *f, uint32_t items, struct ptm_fifo_entry *me
 
 uint64_t asfifo_arst(struct ptm_asfifo *f)
 {
+	f->wr_quiet = 0;
+	f->rd_quiet = 0;
 	f->wr_rff = 7;
 	f->rd_rff = 7;
 	uint64_t lost = f->accepted - f->gone;
@@ -82,7 +84,10 @@ int asfifo_wr_edge(struct ptm_asfifo *f, int arst, int wr_en, const struct ptm_f
 		f->mem[f->wr_cnt & f->mem_mask] = *data;
 	uint32_t next = (f->wr_cnt + (uint32_t)allow) & f->ptr_mask;
 	f->full_reg = (uint8_t)((next ^ f->rd_synced_reg) == f->items);
-	f->wr_in_gray = bin2gray(f->wr_cnt);
+	uint32_t wg = bin2gray(f->wr_cnt);
+	if (wg != f->wr_in_gray)
+		f->rd_quiet = 0;
+	f->wr_in_gray = wg;
 	f->rd_synced_reg = gray2bin(f->rsync[2]);
 	f->rsync[2] = f->rsync[1];
 	f->rsync[1] = f->rsync[0];
@@ -90,11 +95,14 @@ int asfifo_wr_edge(struct ptm_asfifo *f, int arst, int wr_en, const struct ptm_f
 	f->wr_cnt = next;
 	if (allow)
 		f->accepted++;
+	f->wr_quiet = (uint8_t)(!wr_en && asfifo_wr_settled(f, 0));
 	return allow;
 }
 
 int asfifo_rd_edge(struct ptm_asfifo *f, int arst, int rd, struct ptm_fifo_entry *popped)
 {
+	if (f->rd_quiet && !arst)
+		return 0;
 	int held = (f->rd_rff >> 2) & 1;
 	f->rd_rff = arst ? 7 : (uint8_t)((f->rd_rff << 1) & 7);
 	if (held)
@@ -114,7 +122,10 @@ int asfifo_rd_edge(struct ptm_asfifo *f, int arst, int rd, struct ptm_fifo_entry
 		f->dout_reg = f->mem[f->rd_cnt_mem & f->mem_mask];
 		f->vld_reg = (uint8_t)ram_vld;
 	}
-	f->rd_in_gray = bin2gray(f->rd_cnt);
+	uint32_t rg = bin2gray(f->rd_cnt);
+	if (rg != f->rd_in_gray)
+		f->wr_quiet = 0;
+	f->rd_in_gray = rg;
 	if (req && ram_vld) {
 		f->rd_cnt = (f->rd_cnt + 1) & f->ptr_mask;
 		f->rd_cnt_mem = (f->rd_cnt_mem + 1) & f->mem_mask;
@@ -123,6 +134,14 @@ int asfifo_rd_edge(struct ptm_asfifo *f, int arst, int rd, struct ptm_fifo_entry
 	f->wsync[2] = f->wsync[1];
 	f->wsync[1] = f->wsync[0];
 	f->wsync[0] = f->wr_in_gray;
+	/* Quiet: out of reset, the write pointer fully synchronised, nothing
+	 * stored and nothing in the output registers.  The data registers
+	 * would still load, but only data that is not valid. */
+	uint32_t g = f->wr_in_gray;
+	f->rd_quiet = (uint8_t)(f->rd_rff == 0 && f->wsync[0] == g && f->wsync[1] == g &&
+				f->wsync[2] == g && f->wr_synced_reg == gray2bin(g) &&
+				f->rd_in_gray == bin2gray(f->rd_cnt) && f->rd_cnt == f->wr_synced_reg &&
+				!f->vld_reg && !f->vld_reg2);
 	return pop;
 }
 

@@ -24,6 +24,7 @@
 #ifndef PTM_ASFIFO_H
 #define PTM_ASFIFO_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct ptm_fifo_entry {
@@ -41,6 +42,8 @@ struct ptm_asfifo {
 	uint8_t vld_reg;     /* ram_vld_reg */
 	uint8_t vld_reg2;    /* ram_vld_reg2 = not RD_EMPTY */
 	uint8_t in_reset;    /* all reset-able registers hold their reset values */
+	uint8_t wr_quiet;    /* a write edge without WR_EN changes nothing */
+	uint8_t rd_quiet;    /* a read edge changes nothing (empty, settled) */
 	/* write clock domain */
 	uint32_t wr_cnt;
 	uint32_t wr_in_gray;           /* SMD input register (write clock) */
@@ -86,5 +89,13 @@ static inline const struct ptm_fifo_entry *asfifo_head(const struct ptm_asfifo *
 /* Nothing changes at further write edges without writes and without
  * read edges (CDC registers and WR_FULL settled). */
 int asfifo_wr_settled(const struct ptm_asfifo *f, int arst);
+
+/* A write edge with arst = 0 and WR_EN = 0, skipped when nothing would
+ * change (the hot path of an idle probe). */
+static inline void asfifo_wr_idle_edge(struct ptm_asfifo *f)
+{
+	if (!f->wr_quiet)
+		asfifo_wr_edge(f, 0, 0, NULL, NULL);
+}
 
 #endif

@@ -50,6 +50,10 @@ struct ptm_probe {
 	uint32_t step_mask;        /* 2^STEP_WIDTH-1 */
 	uint64_t cnt_mask;         /* 2^CNT_WIDTH-1 */
 	uint16_t pos_mask;         /* 2^EOF_POS_WIDTH-1 */
+	/* Region validity walk for REGIONS <= 4, indexed by
+	 * open | sof << 1 | eof << 5: valid regions in bits 3:0, the
+	 * frame_open after the word in bit 4. */
+	uint8_t walk[512];
 
 	/* inputs that persist between edges */
 	uint8_t rst_in;            /* RESET level */
@@ -67,8 +71,9 @@ struct ptm_probe {
 	uint8_t ovf, overrun;      /* fifo_ovf_reg, overrun_reg */
 	uint8_t fq1, fq2, freg;    /* flag-clear synchroniser and edge register */
 	struct ptm_fifo_entry wr_data;
-	struct step s;             /* pending step (from the input registers) */
-	struct step sr;            /* step registers */
+	struct step *s;            /* pending step (from the input registers) */
+	struct step *sr;           /* step registers */
+	struct step stepbuf[2];    /* s and sr point here, swapped at each edge */
 
 	/* MI domain */
 	uint8_t oq1, oq2, vq1, vq2; /* FIFO_OVF and OVERRUN synchronisers */
@@ -162,8 +167,9 @@ static void power_up(ptm_probe *p)
 	p->ovf = p->overrun = 0;
 	p->fq1 = p->fq2 = p->freg = 0;
 	memset(&p->wr_data, 0, sizeof(p->wr_data));
-	memset(&p->s, 0, sizeof(p->s));
-	memset(&p->sr, 0, sizeof(p->sr));
+	memset(p->stepbuf, 0, sizeof(p->stepbuf));
+	p->s = &p->stepbuf[0];
+	p->sr = &p->stepbuf[1];
 	p->oq1 = p->oq2 = p->vq1 = p->vq2 = 0;
 	memset(p->cnt, 0, (size_t)p->groups * GROUP_SIZE * sizeof(*p->cnt));
 	memset(p->grp_val, 0, (size_t)p->groups * sizeof(*p->grp_val));
@@ -202,6 +208,15 @@ int ptm_probe_new(const struct ptm_probe_generics *g, ptm_probe **out, char *msg
 	p->cnt_mask = p->cnt_width >= 64 ? UINT64_MAX : (UINT64_C(1) << p->cnt_width) - 1;
 	p->pos_mask = (uint16_t)((1u << g->eof_pos_width) - 1);
 	uint32_t items = 1u << log2c(2u * p->groups * GROUP_SIZE);
+	for (unsigned x = 0; x < 512; x++) {
+		uint32_t open = x & 1u, sof = (x >> 1) & 15u, eof = (x >> 5) & 15u, v = 0;
+		for (unsigned r = 0; r < 4; r++) {
+			uint32_t s_r = (sof >> r) & 1u, e_r = (eof >> r) & 1u;
+			v |= (open | s_r) << r;
+			open = (open | s_r) & !e_r;
+		}
+		p->walk[x] = (uint8_t)(v | open << 4);
+	}
 	p->cnt = calloc((size_t)p->groups * GROUP_SIZE, sizeof(*p->cnt));
 	p->grp_val = calloc(p->groups, sizeof(*p->grp_val));
 	struct ptm_fifo_entry *mem = calloc(items, sizeof(*mem));
@@ -250,7 +265,14 @@ int ptm_probe_in_reset(const ptm_probe *p) { return p->rst_in || (p->rsync & 4);
 /* ------------------------------------------------------------------ */
 /* Steps                                                               */
 
-static inline unsigned popc(uint32_t x) { return (unsigned)__builtin_popcount(x); }
+/* Portable popcount: without -mpopcnt __builtin_popcount is a libgcc call. */
+static inline unsigned popc(uint32_t x)
+{
+	x = x - ((x >> 1) & 0x55555555u);
+	x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+	x = (x + (x >> 4)) & 0x0f0f0f0fu;
+	return (x * 0x01010101u) >> 24;
+}
 
 /* The pending step from the inputs sampled at this edge (input registers)
  * and frame_open_reg after this edge. */
@@ -279,7 +301,16 @@ static inline void compute_step(const ptm_probe *p, int pr, const struct ptm_bus
 			uint32_t open = (p->frame_open >> b) & 1u;
 			uint32_t items = 0, vmask = 0;
 			const uint32_t ri = p->g.region_items[b];
-			if (!(sof | eof)) {
+			if (p->g.regions <= 4) {
+				uint8_t w = p->walk[open | sof << 1 | eof << 5];
+				vmask = w & rm; /* the table walks 4 regions */
+				open = w >> 4;
+				items = ri * popc(vmask & ~eof);
+				for (uint32_t m = vmask & eof; m; m &= m - 1) {
+					unsigned r = (unsigned)__builtin_ctz(m);
+					items += (uint32_t)(in->eof_pos[r] & p->pos_mask) + 1u;
+				}
+			} else if (!(sof | eof)) {
 				/* No frame boundary in the word: all or nothing. */
 				if (open) {
 					vmask = rm;
@@ -315,6 +346,30 @@ static inline void compute_step(const ptm_probe *p, int pr, const struct ptm_bus
 	s->pad = 0;
 }
 
+/* counters += step registers (the per-edge case) */
+static inline void apply_step1(ptm_probe *p, const struct step *sr)
+{
+	uint64_t *cnt = p->cnt;
+	cnt[0] += sr->ch0;
+	for (uint32_t m = sr->active; m; m &= m - 1) {
+		unsigned b = (unsigned)__builtin_ctz(m);
+		const struct step_bus *sb = &sr->bus[b];
+		uint64_t *c = cnt + 1 + b * p->bus_channels;
+		c[0] += sb->move;
+		c[1] += sb->hold;
+		c[2] += sb->sof;
+		c[3] += sb->mvb;
+		c[4] += sb->mhold;
+		c[5] += sb->items;
+		for (uint32_t r = sb->rmask; r; r &= r - 1)
+			c[6 + __builtin_ctz(r)]++;
+	}
+	uint64_t *cb = cnt + p->brake_base;
+	for (uint32_t m = sr->brake; m; m &= m - 1)
+		cb[__builtin_ctz(m)]++;
+	p->cnt_zero = 0;
+}
+
 /* counters += k * step registers */
 static inline void apply_step(ptm_probe *p, const struct step *sr, uint64_t k)
 {
@@ -340,12 +395,19 @@ static inline void apply_step(ptm_probe *p, const struct step *sr, uint64_t k)
 		p->cnt_zero = 0;
 }
 
-static inline int step_equal(const ptm_probe *p, const struct step *a, const struct step *b)
+/* Bus descriptors outside `active` are zero by definition (zero_step()
+ * leaves stale ones behind), so only the active ones are compared. */
+static inline int step_equal(const struct step *a, const struct step *b)
 {
 	if (a->ch0 != b->ch0 || a->brake != b->brake || a->active != b->active || a->move != b->move ||
 	    a->fo_next != b->fo_next)
 		return 0;
-	return memcmp(a->bus, b->bus, p->g.buses * sizeof(a->bus[0])) == 0;
+	for (uint32_t m = a->active; m; m &= m - 1) {
+		unsigned bi = (unsigned)__builtin_ctz(m);
+		if (memcmp(&a->bus[bi], &b->bus[bi], sizeof(a->bus[0])) != 0)
+			return 0;
+	}
+	return 1;
 }
 
 static void zero_step(struct step *s)
@@ -377,12 +439,10 @@ void ptm_probe_clk(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t
 	 * previous edge, WR_FULL as registered at the previous edge. */
 	int dropped = 0;
 	const int wr_en = p->wr_en;
-	if (wr_en || !asfifo_wr_settled(&p->fifo, arst)) {
+	if (wr_en || arst)
 		asfifo_wr_edge(&p->fifo, arst, wr_en, &p->wr_data, &dropped);
-	} else {
-		/* Settled and idle: the edge changes nothing but the reset flops. */
-		p->fifo.wr_rff = arst ? 7 : 0;
-	}
+	else
+		asfifo_wr_idle_edge(&p->fifo);
 	if (out) {
 		out->wr_en = (uint8_t)wr_en;
 		out->wr_dropped = (uint8_t)dropped;
@@ -413,7 +473,7 @@ void ptm_probe_clk(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t
 		p->slot = 0;
 		p->pos = 0;
 		p->period = 0;
-		zero_step(&p->sr);
+		zero_step(p->sr);
 		p->frame_open = 0;
 	} else {
 		if (p->fq2 ^ p->freg) {
@@ -464,14 +524,14 @@ void ptm_probe_clk(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t
 				p->pos = 0;
 			}
 		}
-		apply_step(p, &p->sr, 1);
+		apply_step1(p, p->sr);
 		p->period = (p->period + 1) & p->dp_mask;
+		struct step *t = p->sr;
 		p->sr = p->s;
-		p->frame_open = (p->frame_open & ~p->s.move) | (p->s.fo_next & p->s.move);
+		p->s = t;
+		p->frame_open = (p->frame_open & ~p->sr->move) | (p->sr->fo_next & p->sr->move);
 	}
-	compute_step(p, pr, bus, brake, &p->s);
-	if (pr)
-		p->frame_open = 0;
+	compute_step(p, pr, bus, brake, p->s);
 	p->rsync = p->mi_rst ? 7 : (uint8_t)((p->rsync << 1) & 7);
 }
 
@@ -542,9 +602,9 @@ static int clk_steady(const ptm_probe *p)
 		return 0;
 	if (p->fq1 != p->flag_lvl || p->fq2 != p->flag_lvl || p->freg != p->flag_lvl)
 		return 0;
-	if ((p->frame_open & p->s.move) != (p->s.fo_next & p->s.move))
+	if ((p->frame_open & p->s->move) != (p->s->fo_next & p->s->move))
 		return 0;
-	return step_equal(p, &p->sr, &p->s);
+	return step_equal(p->sr, p->s);
 }
 
 uint64_t ptm_probe_clk_batch(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t brake,
@@ -566,7 +626,7 @@ uint64_t ptm_probe_clk_batch(ptm_probe *p, int rst, const struct ptm_bus_in *bus
 			if (k > n)
 				k = n;
 			if (k) {
-				apply_step(p, &p->sr, k);
+				apply_step(p, p->sr, k);
 				p->period = (uint32_t)((p->period + k) & p->dp_mask);
 				p->st.edges += k;
 				n -= k;
