@@ -130,8 +130,10 @@ static int write_bus_table(const struct ctx *c, unsigned ep)
 		uint64_t items = cnt(c, pt_idx_bus(l, ep, b, PT_F_ITEMS));
 		unsigned nreg = pt_layout_bus_real_regions(l, b);
 
-		char name[64], used[32], wpct[32], stall[32], mvbstall[32], gbps[64], mpps[64],
-			rd[32], avg[64];
+		/* A share is at most 100 * 2^72 (< 30 characters); a rate over a
+		 * tiny interval can have all 309 digits of a large double. */
+		char name[64], used[32], wpct[32], stall[32], mvbstall[32], gbps[400], mpps[400],
+			rd[32], avg[400];
 		pt_layout_bus_name(l, b, name, sizeof name);
 
 		u128 sum = 0;

@@ -681,6 +681,44 @@ static void test_text_wide_cells(void **state)
 	fix_free(&f);
 }
 
+/* Rates over an absurdly short interval are printed whole, never cut;
+ * beyond the double range they are "inf", as in Python. */
+static void test_text_huge_rates(void **state)
+{
+	(void)state;
+	struct fix f;
+	fix_init(&f, &std_spec);
+	fill_example(&f);
+	struct pt_report rep = { .layout = &f.l, .reading = &f.r, .interval = true, .seconds = 1e-290 };
+	char *t = render_ok(pt_render_text, &rep);
+	char *row = line_starting(t, "PTC -> PCIe (RQ)");
+	assert_non_null(row);
+	/* Gbps = 2.56e10 / 1e-290 / 1e9, about 2.56e291: 292 digits and ".00" */
+	char *cell = strstr(row, "  256");
+	assert_non_null(cell);
+	cell += 2;
+	size_t n = strcspn(cell, " ");
+	assert_int_equal(n, 295);
+	assert_int_equal(strspn(cell, "0123456789"), 292);
+	assert_memory_equal(cell + 292, ".00", 3);
+	/* Mpps = 1e7 / 1e-290 / 1e6, about 1e291 (either side of it after
+	 * two roundings): 291 or 292 digits and ".000" */
+	char *m = cell + n + 2;
+	size_t digits = strspn(m, "0123456789");
+	assert_true(digits == 291 || digits == 292);
+	assert_int_equal(strcspn(m, " "), digits + 4);
+	assert_memory_equal(m + digits, ".000", 4);
+	free(row);
+	free(t);
+	rep.seconds = 1e-300; /* 2.56e310 overflows */
+	t = render_ok(pt_render_text, &rep);
+	row = line_starting(t, "PTC -> PCIe (RQ)");
+	assert_non_null(strstr(row, "  inf  "));
+	free(row);
+	free(t);
+	fix_free(&f);
+}
+
 static void test_text_two_endpoints_two_ports(void **state)
 {
 	(void)state;
@@ -1137,6 +1175,7 @@ int main(void)
 		cmocka_unit_test(test_text_hist_extra),
 		cmocka_unit_test(test_text_no_hist),
 		cmocka_unit_test(test_text_wide_cells),
+		cmocka_unit_test(test_text_huge_rates),
 		cmocka_unit_test(test_text_two_endpoints_two_ports),
 		cmocka_unit_test(test_text_region_counts),
 		cmocka_unit_test(test_text_rd_and_avg),
