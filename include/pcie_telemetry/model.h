@@ -105,8 +105,9 @@ struct ptm_mi_in {
 	uint32_t addr, dwr;
 };
 
-/* MI outputs after the edge (MI_DRDY is 1 after the second edge that
- * follows the read request: read latency 2). */
+/* MI outputs after the edge.  A read requested at MI edge k is answered
+ * in the outputs of edge k+1 (drdy = 1, drd = the data), i.e. what the
+ * master samples at edge k+2: read latency 2, fully pipelined. */
 struct ptm_mi_out {
 	uint32_t drd;
 	uint8_t drdy;
@@ -127,6 +128,7 @@ const struct ptm_derived *ptm_model_derived(const ptm_model *m);
  * changes "just before" the edge; an asynchronous reset acts on the other
  * domains' synchronisers from this point of the edge sequence on.
  */
+/* ep >= PCIE_ENDPOINTS: ignored. */
 void ptm_pcie_edge(ptm_model *m, unsigned ep, const struct ptm_pcie_in *in);
 /* bus[ep * 2*dma_ports + b], b = 2p (UP of port p) or 2p+1 (DOWN). */
 void ptm_dma_edge(ptm_model *m, int rst, const struct ptm_bus_in *bus);
