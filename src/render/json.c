@@ -22,12 +22,22 @@ struct jw {
 
 static void jw_indent(struct jw *w, int depth)
 {
-	for (int i = 0; i < depth * 4; i++)
-		fputc(' ', w->out);
+	static const char spaces[] = "                                                                ";
+	fwrite(spaces, 1, (size_t)(depth * 4), w->out);
 }
 
 static void jw_string(struct jw *w, const char *s)
 {
+	/* bus names and keys are plain ASCII: one write */
+	size_t plain = 0;
+	while (s[plain] >= 0x20 && s[plain] < 0x7f && s[plain] != '"' && s[plain] != '\\')
+		plain++;
+	if (s[plain] == '\0') {
+		fputc('"', w->out);
+		fwrite(s, 1, plain, w->out);
+		fputc('"', w->out);
+		return;
+	}
 	fputc('"', w->out);
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		if (*p == '"' || *p == '\\')
