@@ -231,7 +231,8 @@ static void end_image(struct parser *ps)
 	im->count = p->nregs - im->first;
 	for (size_t i = im->first; i < p->nregs; i++)
 		ps->seen[p->regs[i].off / 256u] = 0;
-	qsort(p->regs + im->first, im->count, sizeof(*p->regs), cmp_reg);
+	if (im->count > 1)
+		qsort(p->regs + im->first, im->count, sizeof(*p->regs), cmp_reg);
 }
 
 /* Split a line (comment and surrounding blanks already removed) into at
@@ -423,9 +424,12 @@ static int parse_buffer(const char *name, const char *data, size_t len, struct i
 static const struct img_reg *lower_bound(const struct img_priv *p, const struct img_image *im,
 					 uint32_t off)
 {
-	const struct img_reg *a = p->regs + im->first;
+	const struct img_reg *a;
 	size_t lo = 0, hi = im->count;
 
+	if (im->count == 0)
+		return NULL;
+	a = p->regs + im->first;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -447,7 +451,7 @@ static int img_read32(struct pt_bus *b, uint32_t off, uint32_t *val)
 		return pt_bus_fail(b, -EINVAL, "%s: read of offset 0x%X outside the component",
 				   p->path, (unsigned)off);
 	r = lower_bound(p, im, off);
-	*val = (r < p->regs + im->first + im->count && r->off == off) ? r->val : 0;
+	*val = (r && r < p->regs + im->first + im->count && r->off == off) ? r->val : 0;
 	if (off == REG_STATUS)
 		*val &= ~STATUS_BUSY; /* a replayed snapshot completes at once */
 	return 0;
@@ -458,8 +462,12 @@ static int img_read_block(struct pt_bus *b, uint32_t off, uint32_t *buf, size_t 
 	struct img_priv *p = b->priv;
 	const struct img_image *im = &p->images[p->cur];
 	const struct img_reg *r = lower_bound(p, im, off);
-	const struct img_reg *end = p->regs + im->first + im->count;
+	const struct img_reg *end = r ? p->regs + im->first + im->count : NULL;
 
+	if (!r) {
+		memset(buf, 0, n * sizeof(*buf));
+		return 0;
+	}
 	for (size_t i = 0; i < n; i++) {
 		uint32_t o = off + (uint32_t)(4 * i);
 

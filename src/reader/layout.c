@@ -124,6 +124,10 @@ int pt_layout_decode(const uint32_t cfg[PT_CFG_REGS], struct pt_layout *l, char 
 	if (base % 4u != 0)
 		return bad(msg, msglen, "CNT_BASE", base,
 			   "the counter window must start on a multiple of 4 bytes");
+	if (base < PT_REG_PCIE_STFIFO + 4 * PT_MAX_ENDPOINTS)
+		return bad(msg, msglen, "CNT_BASE", base,
+			   "the counter window would overlap the registers at 0x0000..0x%04X",
+			   PT_REG_PCIE_STFIFO + 4 * PT_MAX_ENDPOINTS - 1);
 	if (base >= PT_COMP_SPAN || (uint64_t)l->entries * 8u > PT_COMP_SPAN - base)
 		return bad(msg, msglen, "CNT_BASE", base,
 			   "a window of %u counters (0x%X bytes) from here leaves the 64 KiB of "

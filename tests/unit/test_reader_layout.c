@@ -298,6 +298,12 @@ static void test_invalid_fields(void **state)
 	cfg[7] = 0xFF00;
 	expect_bad(cfg, PT_REG_CNT_BASE, "CNT_BASE", "leaves the 64 KiB");
 	FRESH();
+	cfg[7] = 0x0;
+	expect_bad(cfg, PT_REG_CNT_BASE, "CNT_BASE", "overlap the registers at 0x0000..0x00FF");
+	FRESH();
+	cfg[7] = 0xFC;
+	expect_bad(cfg, PT_REG_CNT_BASE, "CNT_BASE", "overlap the registers");
+	FRESH();
 	cfg[7] = 0x10000;
 	expect_bad(cfg, PT_REG_CNT_BASE, "CNT_BASE", "leaves the 64 KiB");
 	FRESH();
@@ -328,6 +334,8 @@ static void test_edges_accepted(void **state)
 	cfg[7] = 0x10000 - 8 * (cfg[3] & 0xFFFF);
 	assert_int_equal(pt_layout_decode(cfg, &l, msg, sizeof(msg)), 0);
 	assert_int_equal(l.cnt_base, cfg[7]);
+	cfg[7] = 0x100; /* right after the registers */
+	assert_int_equal(pt_layout_decode(cfg, &l, msg, sizeof(msg)), 0);
 
 	s = (struct shape){ 1, 1, 2, 2, 2, 2, 6, 0, 0, 64, 0 };
 	build(&s, cfg);
