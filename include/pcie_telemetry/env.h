@@ -3,10 +3,8 @@
  * host) that drives the firmware model's inputs cycle by cycle.
  *
  * Prefix: pte_.  Errors: negative errno values, message in the caller's
- * buffer.
- *
- * (Skeleton contract: the functions below are what the sim bus backend
- * and the command need.  The env module owns this header and extends it.)
+ * buffer.  The scenario format and the presets are described in
+ * docs/scenarios.md.
  */
 #ifndef PCIE_TELEMETRY_ENV_H
 #define PCIE_TELEMETRY_ENV_H
@@ -23,16 +21,19 @@ extern "C" {
 struct pte_card;
 
 /* spec: NULL or "" = the default realistic mixed load; a preset name;
- * or the path of a scenario file. */
+ * or the path of a scenario file.  Runs the reset sequence and the
+ * scenario's warm-up, so the first reading already sees steady traffic. */
 int pte_card_open(const char *spec, struct pte_card **out, char *msg, size_t msglen);
 void pte_card_free(struct pte_card *c);
 
-/* Run every clock domain for that much simulated time. */
+/* Run every clock domain for that much simulated time.  Returns 0, or
+ * -EINVAL for a negative or non-finite interval. */
 int pte_card_run(struct pte_card *c, double seconds);
 /* Simulated time since power-up, in seconds. */
 double pte_card_now(const struct pte_card *c);
 
-/* MI access while the whole card keeps running. */
+/* MI access while the whole card keeps running (each access costs its MI
+ * clock cycles of simulated time). */
 uint32_t pte_card_mi_read(struct pte_card *c, uint32_t addr);
 void pte_card_mi_write(struct pte_card *c, uint32_t addr, uint32_t data);
 
@@ -42,6 +43,68 @@ ptm_model *pte_card_model(struct pte_card *c);
 size_t pte_preset_count(void);
 const char *pte_preset_name(size_t i);
 const char *pte_preset_summary(size_t i);
+/* The scenario text (INI) of a preset, NULL for an unknown name. */
+const char *pte_preset_text(const char *name);
+
+/* ------------------------------------------------------------------ */
+/* What the card is configured with (resolved scenario).                */
+
+struct pte_card_info {
+	struct ptm_generics g;
+	double pcie_hz, dma_hz, mi_hz;
+	uint64_t seed;
+	char name[64];              /* preset name or file name */
+};
+void pte_card_info(const struct pte_card *c, struct pte_card_info *out);
+
+/* Link and PTC parameters of one endpoint after negotiation. */
+struct pte_ep_info {
+	unsigned link_gen, link_width, link_up;
+	unsigned mps, mrrs, rcb;            /* bytes */
+	unsigned ext_tag, tag10b;
+	unsigned tags;                      /* PTC tag pool actually usable */
+	unsigned stfifo_words;              /* = STFIFO_CAPACITY */
+	unsigned stfifo_word_bytes;         /* bytes of one storage FIFO word */
+	unsigned cpl_headers;               /* 0 = managed by the endpoint */
+	unsigned host_cpl_bytes;
+	double host_latency_ns;             /* configured mean */
+	double link_up_Bps, link_down_Bps;  /* TLP bytes per second after
+	                                     * encoding and DLLP overhead */
+	unsigned rq_header_bytes, rc_header_bytes, tlp_framing_bytes;
+};
+int pte_card_ep_info(const struct pte_card *c, unsigned ep, struct pte_ep_info *out);
+
+/*
+ * Ground truth the firmware cannot see, per endpoint, accumulated since
+ * power-up.  Bus indices: PTE_RQ, PTE_RC on the PCIe side; UP/DOWN of each
+ * DMA port on the DMA side.
+ */
+enum { PTE_RQ = 0, PTE_RC = 1 };
+struct pte_bus_truth {
+	uint64_t words;        /* cycles the MFB moved a word */
+	uint64_t stall;        /* cycles SRC_RDY & !DST_RDY */
+	uint64_t frames;       /* frames started */
+	uint64_t items;        /* MFB items moved (real frame lengths) */
+	uint64_t bytes;        /* bytes of the frames (headers included on
+	                        * the PCIe side, payload on the DMA side) */
+	uint64_t mvb_items, mvb_stall;
+};
+struct pte_truth {
+	uint64_t pcie_cycles, dma_cycles;
+	struct pte_bus_truth pcie[2];
+	struct pte_bus_truth up[PTM_MAX_DMA_PORTS], down[PTM_MAX_DMA_PORTS];
+	uint64_t brake[6];            /* PCIe cycles each BRAKE bit was driven */
+	uint64_t reads, read_bytes;   /* read TLPs completed, payload bytes */
+	uint64_t writes, write_bytes; /* write TLPs sent, payload bytes */
+	double read_latency_sum_ns;   /* host latency summed over read TLPs */
+	double tags_in_use_sum;       /* sum over PCIe cycles of tags in use */
+	unsigned tags_free_min, stfifo_free_min;
+	uint64_t tags_band[4], stfifo_band[4]; /* PCIe cycles in each band */
+};
+int pte_card_truth(const struct pte_card *c, unsigned ep, struct pte_truth *out);
+
+/* Model calls made so far (batches of edges), for the benchmark. */
+uint64_t pte_card_batches(const struct pte_card *c);
 
 #ifdef __cplusplus
 }

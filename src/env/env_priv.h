@@ -1,0 +1,186 @@
+/*
+ * pcie-telemetry: private structures of the simulated card (src/env).
+ *
+ * scenario.c  scenario files, presets, validation
+ * agg.c       per-bus word builders: realistic MFB/MVB framing of one time
+ *             slice, folded into a few runs of identical cycles
+ * card.c      DMA ports, PTC, link, host; the slice engine and the model
+ */
+#ifndef PT_ENV_PRIV_H
+#define PT_ENV_PRIV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pcie_telemetry/env.h"
+#include "pcie_telemetry/model.h"
+
+/* ---- scenario ------------------------------------------------------ */
+
+#define PTE_DIST_MAX 16
+
+/* A request size distribution: sizes in bytes with relative weights. */
+struct pte_dist {
+	unsigned n;
+	uint32_t size[PTE_DIST_MAX];
+	double weight[PTE_DIST_MAX]; /* normalised to sum 1 */
+};
+
+enum pte_lat_kind { PTE_LAT_FIXED, PTE_LAT_UNIFORM, PTE_LAT_EXP };
+
+struct pte_port_cfg {
+	double read_gbps;  /* requested payload rate, < 0 = as fast as possible */
+	double write_gbps;
+	struct pte_dist read_size, write_size;
+	unsigned align;    /* buffer address alignment of requests, bytes */
+	double down_ready; /* share of DMA cycles the port accepts DOWN, 0..1 */
+};
+
+struct pte_ep_cfg {
+	unsigned link_gen, link_width, link_up;
+	unsigned mps, mrrs, rcb;
+	unsigned ext_tag, tag10b;
+	unsigned tags;            /* 0 = min(TAG_CAPACITY, negotiated tag space) */
+	unsigned cpl_headers;     /* 0 = the endpoint manages its buffer */
+	unsigned tag_ready_delay; /* PCIe cycles */
+	double latency_ns, jitter_ns;
+	enum pte_lat_kind lat_kind;
+	unsigned host_cpl_bytes;  /* 0 = MPS */
+	double dllp_overhead;     /* share of link bandwidth used by DLLPs */
+	unsigned tx_buffer_bytes; /* Hard IP transmit buffer */
+	unsigned ptc_requests;    /* PTC input buffer: requests */
+	unsigned ptc_data_bytes;  /* PTC input buffer: write payload */
+	unsigned down_fifo_words; /* asynchronous FIFOs towards each DMA port */
+	unsigned down_fifo_headers;
+	struct pte_port_cfg port[PTM_MAX_DMA_PORTS];
+};
+
+struct pte_scenario {
+	char name[64];
+	struct ptm_generics g;
+	double pcie_mhz, dma_mhz, mi_mhz;
+	uint64_t seed;
+	double warmup_us;
+	struct pte_ep_cfg ep[PTM_MAX_ENDPOINTS];
+};
+
+/* The default scenario (the realistic mixed load of plain `sim`), then a
+ * preset name or a file on top.  Returns 0 or -EINVAL/-ENOENT with
+ * "FILE:LINE: ..." in msg. */
+int pte_scenario_load(const char *spec, struct pte_scenario *s, char *msg, size_t msglen);
+/* Parse INI text on top of *s; origin names it in messages. */
+int pte_scenario_parse_text(const char *text, const char *origin, struct pte_scenario *s,
+			    char *msg, size_t msglen);
+void pte_scenario_default(struct pte_scenario *s);
+int pte_scenario_check(const struct pte_scenario *s, char *msg, size_t msglen);
+
+/* ---- word builders ------------------------------------------------- */
+
+/* A moved MFB word, as the probe sees it. */
+struct pte_pat {
+	uint32_t sof, eof;
+	uint8_t pos[PTM_MAX_REGIONS];
+};
+
+/* Word pattern with the frame state before (in) and after (out) it. */
+struct pte_patent {
+	struct pte_pat p;
+	uint8_t in, out;
+	uint64_t n;
+};
+
+enum { PTE_RUN_MOVE, PTE_RUN_STALL, PTE_RUN_IDLE };
+
+struct pte_run {
+	uint32_t len;
+	uint8_t kind;
+	uint16_t idx; /* pattern index (MFB) or item count (MVB) */
+};
+
+#define PTE_MAXPAT 64
+
+/*
+ * MFB word builder of one bus for one time slice.  The scheduler places
+ * whole frames (packed: a frame starts in the region after the previous
+ * frame's end when it is ready at once, else at region 0 of a new word),
+ * stall and idle cycles.  Words beyond the slice are carried into the next
+ * one.  At the end of the slice the moved words are folded into runs: the
+ * probe's count for a word depends only on its pattern and on whether a
+ * frame was open before it, so any order of the same words that is a valid
+ * frame sequence with the same start and end state gives exactly the same
+ * counters (see docs/scenarios.md, "How the card is simulated").
+ */
+struct pte_mfb {
+	unsigned R, N;        /* real regions, items per region */
+	uint64_t S;           /* cycles of this slice */
+	uint64_t placed;      /* cycles placed in this slice (words, stall, idle) */
+	struct pte_pat cur;   /* word under construction */
+	unsigned cur_r;       /* next free region of it, 0 = none */
+	uint8_t cur_in;
+	uint8_t tstate;       /* frame state after the last word of the table */
+	uint8_t s0;           /* ... at the start of this slice */
+	uint64_t stall, idle; /* in this slice */
+	struct pte_patent ent[PTE_MAXPAT];
+	unsigned nent;
+	struct pte_patent carry[PTE_MAXPAT];
+	unsigned ncarry;
+	uint64_t carry_stall;
+	/* runs of the slice and the patterns they name */
+	struct pte_run *run;
+	struct pte_pat *pat;
+	unsigned nrun, npat, cap;
+	/* ground truth, whole run */
+	uint64_t t_words, t_stall, t_frames, t_items;
+};
+
+/* max_slice: the longest slice it will be given.  -ENOMEM or 0. */
+int pte_mfb_init(struct pte_mfb *a, unsigned regions, unsigned items, uint64_t max_slice);
+void pte_mfb_fini(struct pte_mfb *a);
+void pte_mfb_begin(struct pte_mfb *a, uint64_t S);
+/* Cycles used so far in this slice, the word under construction included. */
+static inline uint64_t pte_mfb_used(const struct pte_mfb *a)
+{
+	return a->placed + (a->cur_r ? 1u : 0u);
+}
+void pte_mfb_frame(struct pte_mfb *a, uint32_t items);
+/* k frames of one length, back to back. */
+void pte_mfb_frames(struct pte_mfb *a, uint32_t items, uint64_t k);
+void pte_mfb_flush(struct pte_mfb *a);
+void pte_mfb_stall(struct pte_mfb *a, uint64_t n);
+void pte_mfb_idle(struct pte_mfb *a, uint64_t n);
+/* Close the slice (the rest is idle) and build the runs. */
+void pte_mfb_end(struct pte_mfb *a);
+void pte_mfb_apply(const struct pte_mfb *a, const struct pte_run *r, struct ptm_bus_in *b);
+
+/* MVB builder: up to R items per word. */
+struct pte_mvb {
+	unsigned R;
+	uint64_t S, placed;
+	unsigned cur;            /* items in the word under construction */
+	uint64_t cnt[PTM_MAX_REGIONS + 1]; /* words with k items, this slice */
+	uint64_t carry[PTM_MAX_REGIONS + 1];
+	uint64_t carry_stall;
+	uint64_t stall, idle;
+	struct pte_run run[PTM_MAX_REGIONS + 4];
+	unsigned nrun;
+	uint64_t t_items, t_stall;
+};
+void pte_mvb_init(struct pte_mvb *v, unsigned regions);
+void pte_mvb_begin(struct pte_mvb *v, uint64_t S);
+static inline uint64_t pte_mvb_used(const struct pte_mvb *v)
+{
+	return v->placed + (v->cur ? 1u : 0u);
+}
+void pte_mvb_items(struct pte_mvb *v, uint64_t k);
+void pte_mvb_flush(struct pte_mvb *v);
+void pte_mvb_stall(struct pte_mvb *v, uint64_t n);
+void pte_mvb_end(struct pte_mvb *v);
+void pte_mvb_apply(const struct pte_mvb *v, const struct pte_run *r, struct ptm_bus_in *b);
+
+/* Value runs (BRAKE bits, tag and storage FIFO levels). */
+struct pte_vrun {
+	uint32_t len;
+	uint32_t val;
+};
+
+#endif

@@ -1,0 +1,816 @@
+/*
+ * pcie-telemetry: scenarios of the simulated card.
+ *
+ * A scenario is an INI file (libinih).  Every key is described in one
+ * table below and in docs/scenarios.md; the presets are scenario texts
+ * parsed by the same code, so a preset is exactly what a user could write.
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <ini.h>
+
+#include "env/env_priv.h"
+
+/* ---- presets --------------------------------------------------------- */
+
+struct preset {
+	const char *name, *summary, *text;
+};
+
+static const struct preset presets[] = {
+	{ "idle", "link up, no DMA traffic",
+	  "[card]\nname = idle\n[dma]\nread_gbps = 0\nwrite_gbps = 0\n" },
+	{ "rx-line-rate", "card writes 4 KiB buffers to host memory as fast as a Gen3 x16 link allows",
+	  "[card]\nname = rx-line-rate\n"
+	  "[generics]\nDMA_UP_MFB_REGIONS = 4\nDMA_DOWN_MFB_REGIONS = 4\nDMA_EOF_POS_WIDTH = 3\n"
+	  "[endpoint]\nlink_gen = 3\nlink_width = 16\nmps = 256\n"
+	  "[dma]\nread_gbps = 0\nwrite_gbps = max\nwrite_size = 4096\nalign = 4096\n" },
+	{ "tx-64B", "card reads 64 B blocks from host memory as fast as it can",
+	  "[card]\nname = tx-64B\n"
+	  "[dma]\nread_gbps = max\nread_size = 64\nwrite_gbps = 0\n" },
+	{ "tx-1500B", "card reads 1500 B packets from host memory as fast as it can",
+	  "[card]\nname = tx-1500B\n"
+	  "[dma]\nread_gbps = max\nread_size = 1500\nwrite_gbps = 0\n" },
+	{ "tx-4K", "card reads 4 KiB blocks through a 4-region DMA bus, the RC bus limits",
+	  "[card]\nname = tx-4K\n"
+	  "[generics]\nDMA_UP_MFB_REGIONS = 4\nDMA_DOWN_MFB_REGIONS = 4\n"
+	  "[dma]\nread_gbps = max\nread_size = 4096\nalign = 4096\nwrite_gbps = 0\n" },
+	{ "mixed", "two DMA ports, reads and writes of mixed sizes",
+	  "[card]\nname = mixed\n[generics]\nDMA_PORTS = 2\n"
+	  "[dma]\nread_gbps = 35\nwrite_gbps = 35\nread_size = 64:4,256:2,1500:3,4096:1\n"
+	  "write_size = 64:4,512:1,1500:4\n" },
+	{ "tags-starved", "no extended tags (32 tags) and a 2 us host latency starve the reads",
+	  "[card]\nname = tags-starved\n"
+	  "[endpoint]\next_tag = no\nhost_latency_ns = 2000\nhost_latency_jitter_ns = 200\n"
+	  "[dma]\nread_gbps = max\nread_size = 4096\nalign = 4096\nwrite_gbps = 0\n" },
+	{ "completion-space-starved", "a 64-word storage FIFO limits the reads in flight",
+	  "[card]\nname = completion-space-starved\n[generics]\nSTFIFO_CAPACITY = 64\n"
+	  "[endpoint]\nhost_latency_ns = 1000\n"
+	  "[dma]\nread_gbps = max\nread_size = 4096\nalign = 4096\nwrite_gbps = 0\n" },
+	{ "slow-dma-consumer", "the DMA takes DOWN data in only 30 % of its cycles",
+	  "[card]\nname = slow-dma-consumer\n"
+	  "[dma]\nread_gbps = max\nread_size = 64:1,1500:2\nwrite_gbps = 0\ndown_ready_pct = 30\n" },
+	{ "link-down", "the PCIe link is down, nothing moves",
+	  "[card]\nname = link-down\n[endpoint]\nlink_up = no\n" },
+	{ "two-endpoints", "two PCIe endpoints (x8 each), each with reads and writes",
+	  "[card]\nname = two-endpoints\n[generics]\nPCIE_ENDPOINTS = 2\n"
+	  "[endpoint]\nlink_width = 8\n"
+	  "[dma]\nread_gbps = 40\nwrite_gbps = 30\nread_size = 1500\nwrite_size = 1500\n" },
+};
+
+#define NPRESETS (sizeof(presets) / sizeof(presets[0]))
+
+size_t pte_preset_count(void)
+{
+	return NPRESETS;
+}
+
+const char *pte_preset_name(size_t i)
+{
+	return i < NPRESETS ? presets[i].name : NULL;
+}
+
+const char *pte_preset_summary(size_t i)
+{
+	return i < NPRESETS ? presets[i].summary : NULL;
+}
+
+const char *pte_preset_text(const char *name)
+{
+	for (size_t i = 0; i < NPRESETS; i++)
+		if (name && strcmp(name, presets[i].name) == 0)
+			return presets[i].text;
+	return NULL;
+}
+
+/* The default scenario: the realistic mixed load of plain `sim`. */
+static const char default_text[] = "[dma]\n"
+				   "read_gbps = 30\n"
+				   "write_gbps = 30\n"
+				   "read_size = 64:3,256:2,1500:4,4096:1\n"
+				   "write_size = 64:3,512:1,1500:4\n";
+
+void pte_scenario_default(struct pte_scenario *s)
+{
+	memset(s, 0, sizeof(*s));
+	snprintf(s->name, sizeof(s->name), "sim");
+	ptm_generics_default(&s->g);
+	s->pcie_mhz = 400.0;
+	s->dma_mhz = 200.0;
+	s->mi_mhz = 125.0;
+	s->seed = 1;
+	s->warmup_us = 50.0;
+	for (unsigned e = 0; e < PTM_MAX_ENDPOINTS; e++) {
+		struct pte_ep_cfg *c = &s->ep[e];
+		c->link_gen = 4;
+		c->link_width = 16;
+		c->link_up = 1;
+		c->mps = 256;
+		c->mrrs = 512;
+		c->rcb = 64;
+		c->ext_tag = 1;
+		c->tag10b = 0;
+		c->tags = 0;
+		c->cpl_headers = 0;
+		c->tag_ready_delay = 4;
+		c->latency_ns = 800.0;
+		c->jitter_ns = 200.0;
+		c->lat_kind = PTE_LAT_UNIFORM;
+		c->host_cpl_bytes = 0;
+		c->dllp_overhead = 0.03;
+		c->tx_buffer_bytes = 8192;
+		c->ptc_requests = 64;
+		c->ptc_data_bytes = 8192;
+		c->down_fifo_words = 128;
+		c->down_fifo_headers = 32;
+		for (unsigned p = 0; p < PTM_MAX_DMA_PORTS; p++) {
+			struct pte_port_cfg *q = &c->port[p];
+			q->read_gbps = 0;
+			q->write_gbps = 0;
+			q->read_size.n = q->write_size.n = 1;
+			q->read_size.size[0] = q->write_size.size[0] = 1500;
+			q->read_size.weight[0] = q->write_size.weight[0] = 1.0;
+			q->align = 64;
+			q->down_ready = 1.0;
+		}
+	}
+}
+
+/* ---- the key table ----------------------------------------------------- */
+
+enum ktype { K_UINT, K_U64, K_DOUBLE, K_BOOL, K_RATE, K_DIST, K_LAT, K_PCT, K_STR };
+enum ksect { S_CARD, S_GEN, S_EP, S_DMA };
+
+struct key {
+	enum ksect sect;
+	const char *name;
+	enum ktype type;
+	size_t off;
+	double min, max;
+};
+
+#define G(f) offsetof(struct ptm_generics, f)
+#define C(f) offsetof(struct pte_scenario, f)
+#define E(f) offsetof(struct pte_ep_cfg, f)
+#define P(f) offsetof(struct pte_port_cfg, f)
+
+static const struct key keys[] = {
+	{ S_CARD, "name", K_STR, C(name), 0, 0 },
+	{ S_CARD, "seed", K_U64, C(seed), 0, 1.8e19 },
+	{ S_CARD, "warmup_us", K_DOUBLE, C(warmup_us), 0, 1e6 },
+	{ S_CARD, "pcie_clock_mhz", K_DOUBLE, C(pcie_mhz), 1, 2000 },
+	{ S_CARD, "dma_clock_mhz", K_DOUBLE, C(dma_mhz), 1, 2000 },
+	{ S_CARD, "mi_clock_mhz", K_DOUBLE, C(mi_mhz), 1, 2000 },
+	{ S_GEN, "PCIE_ENDPOINTS", K_UINT, G(pcie_endpoints), 1, PTM_MAX_ENDPOINTS },
+	{ S_GEN, "DMA_PORTS", K_UINT, G(dma_ports), 1, PTM_MAX_DMA_PORTS },
+	{ S_GEN, "PCIE_RQ_MFB_REGIONS", K_UINT, G(pcie_rq_mfb_regions), 1, PTM_MAX_REGIONS },
+	{ S_GEN, "PCIE_RC_MFB_REGIONS", K_UINT, G(pcie_rc_mfb_regions), 1, PTM_MAX_REGIONS },
+	{ S_GEN, "DMA_UP_MFB_REGIONS", K_UINT, G(dma_up_mfb_regions), 1, PTM_MAX_REGIONS },
+	{ S_GEN, "DMA_DOWN_MFB_REGIONS", K_UINT, G(dma_down_mfb_regions), 1, PTM_MAX_REGIONS },
+	{ S_GEN, "PCIE_RQ_MFB_REGION_BYTES", K_UINT, G(pcie_rq_mfb_region_bytes), 1, 4096 },
+	{ S_GEN, "PCIE_RC_MFB_REGION_BYTES", K_UINT, G(pcie_rc_mfb_region_bytes), 1, 4096 },
+	{ S_GEN, "DMA_UP_MFB_REGION_BYTES", K_UINT, G(dma_up_mfb_region_bytes), 1, 4096 },
+	{ S_GEN, "DMA_DOWN_MFB_REGION_BYTES", K_UINT, G(dma_down_mfb_region_bytes), 1, 4096 },
+	{ S_GEN, "MFB_ITEM_BYTES", K_UINT, G(mfb_item_bytes), 1, 4096 },
+	{ S_GEN, "PCIE_EOF_POS_WIDTH", K_UINT, G(pcie_eof_pos_width), 0, 8 },
+	{ S_GEN, "DMA_EOF_POS_WIDTH", K_UINT, G(dma_eof_pos_width), 0, 8 },
+	{ S_GEN, "CNT_WIDTH", K_UINT, G(cnt_width), 33, 64 },
+	{ S_GEN, "DRAIN_PERIOD", K_UINT, G(drain_period), 1, 65536 },
+	{ S_GEN, "TAG_CAPACITY", K_UINT, G(tag_capacity), 1, 65535 },
+	{ S_GEN, "STFIFO_CAPACITY", K_UINT, G(stfifo_capacity), 1, 65535 },
+	{ S_EP, "link_gen", K_UINT, E(link_gen), 1, 5 },
+	{ S_EP, "link_width", K_UINT, E(link_width), 1, 32 },
+	{ S_EP, "link_up", K_BOOL, E(link_up), 0, 1 },
+	{ S_EP, "mps", K_UINT, E(mps), 128, 4096 },
+	{ S_EP, "mrrs", K_UINT, E(mrrs), 128, 4096 },
+	{ S_EP, "rcb", K_UINT, E(rcb), 64, 128 },
+	{ S_EP, "ext_tag", K_BOOL, E(ext_tag), 0, 1 },
+	{ S_EP, "tag_10bit", K_BOOL, E(tag10b), 0, 1 },
+	{ S_EP, "tags", K_UINT, E(tags), 0, 2047 },
+	{ S_EP, "cpl_headers", K_UINT, E(cpl_headers), 0, 65535 },
+	{ S_EP, "tag_ready_delay", K_UINT, E(tag_ready_delay), 0, 1000 },
+	{ S_EP, "host_latency_ns", K_DOUBLE, E(latency_ns), 10, 1e6 },
+	{ S_EP, "host_latency_jitter_ns", K_DOUBLE, E(jitter_ns), 0, 1e6 },
+	{ S_EP, "host_latency_dist", K_LAT, E(lat_kind), 0, 0 },
+	{ S_EP, "host_cpl_bytes", K_UINT, E(host_cpl_bytes), 0, 4096 },
+	{ S_EP, "dllp_overhead_pct", K_PCT, E(dllp_overhead), 0, 50 },
+	{ S_EP, "tx_buffer_bytes", K_UINT, E(tx_buffer_bytes), 256, 1 << 20 },
+	{ S_EP, "ptc_requests", K_UINT, E(ptc_requests), 1, 4096 },
+	{ S_EP, "ptc_data_bytes", K_UINT, E(ptc_data_bytes), 4096, 1 << 20 },
+	{ S_EP, "down_fifo_words", K_UINT, E(down_fifo_words), 8, 65536 },
+	{ S_EP, "down_fifo_headers", K_UINT, E(down_fifo_headers), 2, 65536 },
+	{ S_DMA, "read_gbps", K_RATE, P(read_gbps), 0, 10000 },
+	{ S_DMA, "write_gbps", K_RATE, P(write_gbps), 0, 10000 },
+	{ S_DMA, "read_size", K_DIST, P(read_size), 1, 65536 },
+	{ S_DMA, "write_size", K_DIST, P(write_size), 1, 65536 },
+	{ S_DMA, "align", K_UINT, P(align), 4, 4096 },
+	{ S_DMA, "down_ready_pct", K_PCT, P(down_ready), 1, 100 },
+};
+
+#define NKEYS (sizeof(keys) / sizeof(keys[0]))
+
+/* ---- value parsers ------------------------------------------------------ */
+
+static int parse_double(const char *v, double *out)
+{
+	char *end;
+	errno = 0;
+	double d = strtod(v, &end);
+	if (end == v || errno || !isfinite(d))
+		return -1;
+	while (isspace((unsigned char)*end))
+		end++;
+	if (*end)
+		return -1;
+	*out = d;
+	return 0;
+}
+
+static int parse_u64(const char *v, uint64_t *out)
+{
+	char *end;
+	if (!isdigit((unsigned char)*v))
+		return -1;
+	errno = 0;
+	unsigned long long x = strtoull(v, &end, 0);
+	if (end == v || errno)
+		return -1;
+	while (isspace((unsigned char)*end))
+		end++;
+	if (*end)
+		return -1;
+	*out = x;
+	return 0;
+}
+
+static int parse_bool(const char *v, unsigned *out)
+{
+	static const char *yes[] = { "1", "yes", "on", "true" }, *no[] = { "0", "no", "off", "false" };
+	for (unsigned i = 0; i < 4; i++) {
+		if (strcasecmp(v, yes[i]) == 0) {
+			*out = 1;
+			return 0;
+		}
+		if (strcasecmp(v, no[i]) == 0) {
+			*out = 0;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* "1500", "64,1500", "64:7,576:4,1500:1" or "64-1500" (16 steps). */
+static int parse_dist(const char *v, struct pte_dist *d, double min, double max, char *why,
+		      size_t wl)
+{
+	struct pte_dist t;
+	memset(&t, 0, sizeof(t));
+	const char *dash = strchr(v, '-');
+	if (dash && !strchr(v, ',') && !strchr(v, ':')) {
+		char a[32];
+		size_t n = (size_t)(dash - v);
+		uint64_t lo, hi;
+		if (n >= sizeof(a))
+			goto bad;
+		memcpy(a, v, n);
+		a[n] = 0;
+		while (n && isspace((unsigned char)a[n - 1]))
+			a[--n] = 0;
+		const char *b = dash + 1;
+		while (isspace((unsigned char)*b))
+			b++;
+		if (parse_u64(a, &lo) || parse_u64(b, &hi) || lo > hi)
+			goto bad;
+		if (lo < min || hi > max) {
+			snprintf(why, wl, "sizes must be %.0f to %.0f bytes", min, max);
+			return -1;
+		}
+		unsigned steps = hi - lo + 1 < PTE_DIST_MAX ? (unsigned)(hi - lo + 1) : PTE_DIST_MAX;
+		for (unsigned i = 0; i < steps; i++) {
+			t.size[i] = (uint32_t)(lo + (steps > 1 ? (hi - lo) * i / (steps - 1) : 0));
+			t.weight[i] = 1.0;
+		}
+		t.n = steps;
+	} else {
+		char buf[256];
+		snprintf(buf, sizeof(buf), "%s", v);
+		char *save = NULL;
+		for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			while (isspace((unsigned char)*tok))
+				tok++;
+			if (t.n >= PTE_DIST_MAX) {
+				snprintf(why, wl, "at most %d sizes", PTE_DIST_MAX);
+				return -1;
+			}
+			char *colon = strchr(tok, ':');
+			double w = 1.0;
+			uint64_t sz;
+			if (colon) {
+				*colon = 0;
+				if (parse_double(colon + 1, &w) || !(w > 0))
+					goto bad;
+			}
+			size_t n = strlen(tok);
+			while (n && isspace((unsigned char)tok[n - 1]))
+				tok[--n] = 0;
+			if (parse_u64(tok, &sz))
+				goto bad;
+			if (sz < min || sz > max) {
+				snprintf(why, wl, "sizes must be %.0f to %.0f bytes", min, max);
+				return -1;
+			}
+			t.size[t.n] = (uint32_t)sz;
+			t.weight[t.n] = w;
+			t.n++;
+		}
+		if (t.n == 0)
+			goto bad;
+	}
+	double sum = 0;
+	for (unsigned i = 0; i < t.n; i++)
+		sum += t.weight[i];
+	for (unsigned i = 0; i < t.n; i++)
+		t.weight[i] /= sum;
+	*d = t;
+	return 0;
+bad:
+	snprintf(why, wl, "expected SIZE, SIZE:WEIGHT,... or MIN-MAX (bytes)");
+	return -1;
+}
+
+/* ---- INI handler ---------------------------------------------------------- */
+
+struct ctx {
+	struct pte_scenario *s;
+	const char *origin;
+	const char *text; /* string being parsed */
+	size_t pos;
+	int line;
+	int err;          /* first error seen */
+	char *msg;
+	size_t msglen;
+	int depth;        /* base = PRESET nesting */
+	/* where each key of each endpoint was last set, for later checks */
+	int ep_line[PTM_MAX_ENDPOINTS][NKEYS];
+	int gen_line[NKEYS];
+	int max_ep_line, max_ep;  /* highest endpoint named by a section */
+	int max_port_line, max_port;
+};
+
+static char *reader(char *str, int num, void *stream)
+{
+	struct ctx *c = stream;
+	const char *t = c->text + c->pos;
+	if (!*t)
+		return NULL;
+	/* leading blanks are dropped so that an indented line is never taken
+	 * for a continuation of the previous value */
+	while (*t == ' ' || *t == '\t')
+		t++;
+	size_t n = strcspn(t, "\n");
+	c->line++;
+	if (n + 2 > (size_t)num) {
+		if (!c->err) {
+			snprintf(c->msg, c->msglen, "%s:%d: line longer than %d characters",
+				 c->origin, c->line, num - 2);
+			c->err = -EINVAL;
+		}
+		str[0] = '\n';
+		str[1] = 0;
+	} else {
+		memcpy(str, t, n);
+		str[n] = '\n';
+		str[n + 1] = 0;
+	}
+	c->pos = (size_t)(t - c->text) + n + (t[n] == '\n');
+	return str;
+}
+
+__attribute__((format(printf, 2, 3))) static int fail(struct ctx *c, const char *fmt, ...)
+{
+	if (!c->err) {
+		char tmp[400];
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(tmp, sizeof(tmp), fmt, ap);
+		va_end(ap);
+		snprintf(c->msg, c->msglen, "%s:%d: %s", c->origin, c->line, tmp);
+		c->err = -EINVAL;
+	}
+	return 0;
+}
+
+static int set_value(struct ctx *c, const struct key *k, void *base, const char *v, char *why,
+		     size_t wl)
+{
+	char *f = (char *)base + k->off;
+	switch (k->type) {
+	case K_STR:
+		snprintf(f, 64, "%s", v);
+		return 0;
+	case K_UINT:
+	case K_U64: {
+		uint64_t x;
+		if (parse_u64(v, &x)) {
+			snprintf(why, wl, "expected a whole number");
+			return -1;
+		}
+		if ((double)x < k->min || (double)x > k->max) {
+			snprintf(why, wl, "must be %.0f to %.0f", k->min, k->max);
+			return -1;
+		}
+		if (k->type == K_UINT)
+			*(unsigned *)(void *)f = (unsigned)x;
+		else
+			*(uint64_t *)(void *)f = x;
+		return 0;
+	}
+	case K_DOUBLE:
+	case K_PCT: {
+		double d;
+		if (parse_double(v, &d)) {
+			snprintf(why, wl, "expected a number");
+			return -1;
+		}
+		if (d < k->min || d > k->max) {
+			snprintf(why, wl, "must be %g to %g", k->min, k->max);
+			return -1;
+		}
+		*(double *)(void *)f = k->type == K_PCT ? d / 100.0 : d;
+		return 0;
+	}
+	case K_RATE: {
+		double d;
+		if (strcasecmp(v, "max") == 0) {
+			*(double *)(void *)f = -1.0;
+			return 0;
+		}
+		if (parse_double(v, &d) || d < 0 || d > k->max) {
+			snprintf(why, wl, "expected Gbit/s from 0 to %g, or max", k->max);
+			return -1;
+		}
+		*(double *)(void *)f = d;
+		return 0;
+	}
+	case K_BOOL: {
+		unsigned b;
+		if (parse_bool(v, &b)) {
+			snprintf(why, wl, "expected yes or no");
+			return -1;
+		}
+		*(unsigned *)(void *)f = b;
+		return 0;
+	}
+	case K_DIST:
+		return parse_dist(v, (struct pte_dist *)(void *)f, k->min, k->max, why, wl);
+	case K_LAT: {
+		enum pte_lat_kind *lk = (enum pte_lat_kind *)(void *)f;
+		if (strcasecmp(v, "fixed") == 0)
+			*lk = PTE_LAT_FIXED;
+		else if (strcasecmp(v, "uniform") == 0)
+			*lk = PTE_LAT_UNIFORM;
+		else if (strcasecmp(v, "exponential") == 0)
+			*lk = PTE_LAT_EXP;
+		else {
+			snprintf(why, wl, "expected fixed, uniform or exponential");
+			return -1;
+		}
+		return 0;
+	}
+	}
+	(void)c;
+	return -1;
+}
+
+static int parse_into(const char *text, const char *origin, struct ctx *parent,
+		      struct pte_scenario *s, char *msg, size_t msglen);
+
+/* Section name -> kind and the endpoint/port it selects (-1 = all). */
+static int section_of(const char *sec, enum ksect *ks, int *ep, int *port)
+{
+	char word[32];
+	int a = -1, b = -1, n = 0;
+	*ep = -1;
+	*port = -1;
+	if (sscanf(sec, "%31s%n", word, &n) != 1)
+		return -1;
+	const char *rest = sec + n;
+	while (isspace((unsigned char)*rest))
+		rest++;
+	if (strcasecmp(word, "card") == 0 || strcasecmp(word, "generics") == 0) {
+		if (*rest)
+			return -1;
+		*ks = strcasecmp(word, "card") == 0 ? S_CARD : S_GEN;
+		return 0;
+	}
+	if (strcasecmp(word, "endpoint") == 0) {
+		*ks = S_EP;
+		if (!*rest)
+			return 0;
+		char tail;
+		if (sscanf(rest, "%d%c", &a, &tail) != 1 || a < 0 || a >= PTM_MAX_ENDPOINTS)
+			return -1;
+		*ep = a;
+		return 0;
+	}
+	if (strcasecmp(word, "dma") == 0) {
+		*ks = S_DMA;
+		if (!*rest)
+			return 0;
+		char tail;
+		if (sscanf(rest, "%d.%d%c", &a, &b, &tail) == 2) {
+			if (a < 0 || a >= PTM_MAX_ENDPOINTS || b < 0 || b >= PTM_MAX_DMA_PORTS)
+				return -1;
+			*ep = a;
+			*port = b;
+			return 0;
+		}
+		if (sscanf(rest, "%d%c", &b, &tail) != 1 || b < 0 || b >= PTM_MAX_DMA_PORTS)
+			return -1;
+		*port = b;
+		return 0;
+	}
+	return -1;
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct ctx *c = user;
+	struct pte_scenario *s = c->s;
+	enum ksect ks;
+	int ep, port;
+	char why[160];
+
+	if (c->err)
+		return 1; /* report only the first error */
+	if (!*section)
+		return fail(c, "key '%s' outside of any section", name);
+	if (section_of(section, &ks, &ep, &port))
+		return fail(c, "unknown section [%s] (expected [card], [generics], [endpoint], "
+			       "[endpoint N], [dma], [dma P] or [dma E.P])",
+			    section);
+	if (ks == S_CARD && strcasecmp(name, "base") == 0) {
+		const char *t = pte_preset_text(value);
+		if (!t)
+			return fail(c, "[card] base: unknown preset '%s'", value);
+		if (c->depth > 2)
+			return fail(c, "[card] base: presets nest too deep");
+		char origin[80];
+		snprintf(origin, sizeof(origin), "preset %s", value);
+		int rc = parse_into(t, origin, c, s, c->msg, c->msglen);
+		if (rc)
+			c->err = rc;
+		return 1;
+	}
+	const struct key *k = NULL;
+	size_t ki = 0;
+	for (ki = 0; ki < NKEYS; ki++)
+		if (keys[ki].sect == ks && strcasecmp(keys[ki].name, name) == 0) {
+			k = &keys[ki];
+			break;
+		}
+	if (!k)
+		return fail(c, "[%s]: unknown key '%s'", section, name);
+	why[0] = 0;
+	if (ks == S_CARD) {
+		if (set_value(c, k, s, value, why, sizeof(why)))
+			return fail(c, "[card] %s = %s: %s", name, value, why);
+		return 1;
+	}
+	if (ks == S_GEN) {
+		if (set_value(c, k, &s->g, value, why, sizeof(why)))
+			return fail(c, "[generics] %s = %s: %s", k->name, value, why);
+		c->gen_line[ki] = c->line;
+		return 1;
+	}
+	for (int e = 0; e < PTM_MAX_ENDPOINTS; e++) {
+		if (ep >= 0 && e != ep)
+			continue;
+		if (ks == S_EP) {
+			if (set_value(c, k, &s->ep[e], value, why, sizeof(why)))
+				return fail(c, "[%s] %s = %s: %s", section, name, value, why);
+			c->ep_line[e][ki] = c->line;
+			continue;
+		}
+		for (int p = 0; p < PTM_MAX_DMA_PORTS; p++) {
+			if (port >= 0 && p != port)
+				continue;
+			if (set_value(c, k, &s->ep[e].port[p], value, why, sizeof(why)))
+				return fail(c, "[%s] %s = %s: %s", section, name, value, why);
+		}
+	}
+	if (ep > c->max_ep) {
+		c->max_ep = ep;
+		c->max_ep_line = c->line;
+	}
+	if (port > c->max_port) {
+		c->max_port = port;
+		c->max_port_line = c->line;
+	}
+	return 1;
+}
+
+static int parse_into(const char *text, const char *origin, struct ctx *parent,
+		      struct pte_scenario *s, char *msg, size_t msglen)
+{
+	struct ctx *c = calloc(1, sizeof(*c));
+	if (!c) {
+		snprintf(msg, msglen, "%s: out of memory", origin);
+		return -ENOMEM;
+	}
+	c->s = s;
+	c->origin = origin;
+	c->text = text;
+	c->msg = msg;
+	c->msglen = msglen;
+	c->max_ep = c->max_port = -1;
+	c->depth = parent ? parent->depth + 1 : 0;
+	int rc = ini_parse_stream(reader, c, handler, c);
+	int err = c->err;
+	if (!err && rc > 0) {
+		snprintf(msg, msglen, "%s:%d: syntax error (expected [section] or key = value)",
+			 origin, rc);
+		err = -EINVAL;
+	} else if (!err && rc < 0) {
+		snprintf(msg, msglen, "%s: cannot parse: %s", origin, strerror(ENOMEM));
+		err = -ENOMEM;
+	}
+	if (!err && parent == NULL) {
+		if (c->max_ep >= (int)s->g.pcie_endpoints) {
+			snprintf(msg, msglen,
+				 "%s:%d: endpoint %d does not exist (PCIE_ENDPOINTS = %u)", origin,
+				 c->max_ep_line, c->max_ep, s->g.pcie_endpoints);
+			err = -EINVAL;
+		} else if (c->max_port >= (int)s->g.dma_ports) {
+			snprintf(msg, msglen, "%s:%d: DMA port %d does not exist (DMA_PORTS = %u)",
+				 origin, c->max_port_line, c->max_port, s->g.dma_ports);
+			err = -EINVAL;
+		}
+	}
+	free(c);
+	return err;
+}
+
+int pte_scenario_parse_text(const char *text, const char *origin, struct pte_scenario *s,
+			    char *msg, size_t msglen)
+{
+	return parse_into(text, origin, NULL, s, msg, msglen);
+}
+
+static int is_pow2(unsigned x)
+{
+	return x && !(x & (x - 1));
+}
+
+int pte_scenario_check(const struct pte_scenario *s, char *msg, size_t msglen)
+{
+	const struct ptm_generics *g = &s->g;
+	int rc = ptm_generics_check(g, msg, msglen);
+	if (rc)
+		return rc;
+	if (g->pcie_rq_mfb_region_bytes % g->mfb_item_bytes ||
+	    g->pcie_rc_mfb_region_bytes % g->mfb_item_bytes ||
+	    g->dma_up_mfb_region_bytes % g->mfb_item_bytes ||
+	    g->dma_down_mfb_region_bytes % g->mfb_item_bytes) {
+		snprintf(msg, msglen, "%s: the MFB region sizes must be multiples of MFB_ITEM_BYTES "
+				      "(%u)", s->name, g->mfb_item_bytes);
+		return -EINVAL;
+	}
+	unsigned pi = (g->pcie_rq_mfb_region_bytes > g->pcie_rc_mfb_region_bytes
+			       ? g->pcie_rq_mfb_region_bytes
+			       : g->pcie_rc_mfb_region_bytes) / g->mfb_item_bytes;
+	unsigned di = (g->dma_up_mfb_region_bytes > g->dma_down_mfb_region_bytes
+			       ? g->dma_up_mfb_region_bytes
+			       : g->dma_down_mfb_region_bytes) / g->mfb_item_bytes;
+	if (pi > 256 || di > 256 || (1u << g->pcie_eof_pos_width) < pi ||
+	    (1u << g->dma_eof_pos_width) < di) {
+		snprintf(msg, msglen, "%s: EOF_POS fields too narrow for %u/%u items per region "
+				      "(PCIE_EOF_POS_WIDTH %u, DMA_EOF_POS_WIDTH %u)",
+			 s->name, pi, di, g->pcie_eof_pos_width, g->dma_eof_pos_width);
+		return -EINVAL;
+	}
+	if (g->pcie_rq_mfb_region_bytes < 16 || g->pcie_rc_mfb_region_bytes < 16) {
+		snprintf(msg, msglen, "%s: PCIe MFB regions must hold a 16-byte TLP header",
+			 s->name);
+		return -EINVAL;
+	}
+	if (!(s->pcie_mhz > 0 && s->dma_mhz > 0 && s->mi_mhz > 0)) {
+		snprintf(msg, msglen, "%s: clock frequencies must be positive", s->name);
+		return -EINVAL;
+	}
+	for (unsigned e = 0; e < g->pcie_endpoints; e++) {
+		const struct pte_ep_cfg *c = &s->ep[e];
+		const char *bad = NULL;
+		if (!is_pow2(c->mps))
+			bad = "mps must be 128, 256, 512, 1024, 2048 or 4096";
+		else if (!is_pow2(c->mrrs))
+			bad = "mrrs must be 128, 256, 512, 1024, 2048 or 4096";
+		else if (c->rcb != 64 && c->rcb != 128)
+			bad = "rcb must be 64 or 128";
+		else if (c->link_width != 1 && c->link_width != 2 && c->link_width != 4 &&
+			 c->link_width != 8 && c->link_width != 16 && c->link_width != 32)
+			bad = "link_width must be 1, 2, 4, 8, 16 or 32";
+		else if (c->host_cpl_bytes &&
+			 (c->host_cpl_bytes % c->rcb || c->host_cpl_bytes > c->mps))
+			bad = "host_cpl_bytes must be a multiple of rcb and at most mps";
+		else if (c->jitter_ns > c->latency_ns)
+			bad = "host_latency_jitter_ns must not exceed host_latency_ns";
+		if (bad) {
+			snprintf(msg, msglen, "%s: [endpoint %u] %s", s->name, e, bad);
+			return -EINVAL;
+		}
+		for (unsigned p = 0; p < g->dma_ports; p++)
+			if (!is_pow2(c->port[p].align)) {
+				snprintf(msg, msglen, "%s: [dma %u.%u] align must be a power of two",
+					 s->name, e, p);
+				return -EINVAL;
+			}
+	}
+	return 0;
+}
+
+int pte_scenario_load(const char *spec, struct pte_scenario *s, char *msg, size_t msglen)
+{
+	int rc;
+	pte_scenario_default(s);
+	rc = pte_scenario_parse_text(default_text, "default scenario", s, msg, msglen);
+	if (rc)
+		return rc;
+	if (!spec || !*spec) {
+		snprintf(s->name, sizeof(s->name), "sim");
+	} else if (pte_preset_text(spec)) {
+		char origin[80];
+		snprintf(origin, sizeof(origin), "preset %s", spec);
+		rc = pte_scenario_parse_text(pte_preset_text(spec), origin, s, msg, msglen);
+		if (rc)
+			return rc;
+	} else {
+		FILE *f = fopen(spec, "r");
+		if (!f) {
+			int e = errno;
+			if (!strchr(spec, '/') && !strchr(spec, '.')) {
+				char list[512] = "";
+				for (size_t i = 0; i < NPRESETS; i++) {
+					strncat(list, i ? ", " : "", sizeof(list) - strlen(list) - 1);
+					strncat(list, presets[i].name, sizeof(list) - strlen(list) - 1);
+				}
+				snprintf(msg, msglen,
+					 "sim:%s: no such preset or scenario file (presets: %s)", spec,
+					 list);
+			} else {
+				snprintf(msg, msglen, "%s: cannot open scenario file: %s", spec,
+					 strerror(e));
+			}
+			return e == ENOENT ? -ENOENT : -e;
+		}
+		size_t cap = 4096, len = 0;
+		char *buf = malloc(cap);
+		size_t n;
+		while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+			len += n;
+			if (len + 1 >= cap) {
+				if (cap >= (1u << 20)) {
+					free(buf);
+					fclose(f);
+					snprintf(msg, msglen, "%s: scenario file larger than 1 MiB",
+						 spec);
+					return -EFBIG;
+				}
+				char *nb = realloc(buf, cap * 2);
+				if (!nb) {
+					free(buf);
+					buf = NULL;
+					break;
+				}
+				buf = nb;
+				cap *= 2;
+			}
+		}
+		int ferr = ferror(f);
+		fclose(f);
+		if (!buf) {
+			snprintf(msg, msglen, "%s: out of memory", spec);
+			return -ENOMEM;
+		}
+		buf[len] = 0;
+		if (ferr || memchr(buf, 0, len)) {
+			free(buf);
+			snprintf(msg, msglen, "%s: not a text file", spec);
+			return -EINVAL;
+		}
+		const char *base = strrchr(spec, '/');
+		snprintf(s->name, sizeof(s->name), "%s", base ? base + 1 : spec);
+		rc = pte_scenario_parse_text(buf, spec, s, msg, msglen);
+		free(buf);
+		if (rc)
+			return rc;
+	}
+	return pte_scenario_check(s, msg, msglen);
+}
