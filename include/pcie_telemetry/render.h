@@ -61,7 +61,7 @@ void pt_render_float_repr(double v, char *buf, size_t len);
  * comment naming it.  Besides the errors above: -EINVAL when r->time is
  * negative or not finite (the grammar has no sign and no exponent) or
  * r->entries != l->entries, -ERANGE when the counter window would leave the
- * component's 64 KiB.
+ * component's 64 KiB or overlap the registers below 0x100.
  */
 int pt_render_regs_image(FILE *out, const struct pt_layout *l, const struct pt_reading *r);
 /* The file header: the magic line, then comment lines naming the format,

@@ -165,6 +165,10 @@ int pt_render_regs_image(FILE *out, const struct pt_layout *l, const struct pt_r
 		return -ERANGE;
 	if (l->cnt_base % 4)
 		return -EINVAL;
+	/* a window over the registers would repeat their offsets, which the
+	 * format forbids inside one image */
+	if (r->entries && l->cnt_base < PT_REG_PCIE_STFIFO + 4u * PT_MAX_ENDPOINTS)
+		return -ERANGE;
 	char secs[400];
 	int rc = format_seconds(r->time, secs, sizeof secs);
 	if (rc)

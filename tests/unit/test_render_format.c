@@ -1152,6 +1152,20 @@ static void test_regs_window_checks(void **state)
 	char *t = regs_image(&l, &f.r, &rc);
 	assert_int_equal(rc, -ERANGE);
 	free(t);
+	l.cnt_base = 0x80; /* over PCIE_TAGS: offsets would repeat */
+	t = regs_image(&l, &f.r, &rc);
+	assert_int_equal(rc, -ERANGE);
+	free(t);
+	f.r.cnt[0] = 1;
+	l.cnt_base = 0x100; /* right after the registers: fine */
+	t = regs_image(&l, &f.r, &rc);
+	assert_int_equal(rc, 0);
+	assert_non_null(strstr(t, "\n0x0100 "));
+	free(t);
+	l.cnt_base = 0x8002; /* not a multiple of 4 */
+	t = regs_image(&l, &f.r, &rc);
+	assert_int_equal(rc, -EINVAL);
+	free(t);
 	fix_free(&f);
 }
 
