@@ -261,6 +261,16 @@ static int recorder_open(struct recorder *rec, const char *path, char *msg, size
 		snprintf(msg, msglen, "out of memory");
 		return -ENOMEM;
 	}
+	{
+		struct stat st;
+
+		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+			free(dcopy);
+			free(bcopy);
+			snprintf(msg, msglen, "--record %s: is a folder, not a file name", path);
+			return -EISDIR;
+		}
+	}
 	dir = dirname(dcopy);
 	base = basename(bcopy);
 	rec->path = strdup(path);

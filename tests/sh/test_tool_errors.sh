@@ -15,6 +15,32 @@ work=$(mktemp -d)
 trap 'chmod -R u+rwx "$work" 2>/dev/null; rm -rf "$work"' EXIT
 pass=0
 fail=0
+# mkdev FILE STATUS: 64 KiB laid out as a component with the basic
+# layout (1 endpoint, 1 DMA port, 48-bit counters) and STATUS as given.
+mkdev() {
+	local f=$1 status=$2 off val
+	head -c 65536 /dev/zero >"$f"
+	while read -r off val; do
+		printf "$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $((val & 255)) $((val >> 8 & 255)) \
+			$((val >> 16 & 255)) $((val >> 24 & 255)))" |
+			dd of="$f" bs=1 seek=$((off)) conv=notrunc status=none
+	done <<EOT
+0x00 0x50544C4D
+0x04 0x00020000
+0x08 0x00020101
+0x0C 0x30300040
+0x10 0x0E02021F
+0x14 0x00020211
+0x18 0x00041000
+0x1C 0x8000
+0x24 $status
+0x2C 0x02020202
+0x30 0x00200020
+0x34 0x0204
+0x38 0x04000100
+0x3C 0x00200020
+EOT
+}
 
 # expect RC SUBSTRING ARGS...
 expect() {
@@ -63,6 +89,7 @@ expect 2 "unknown option -x" -d "image:$cases/basic_t1.regs" -x
 expect 2 "stray argument 'extra'" -d "image:$cases/basic_t1.regs" extra
 expect 2 "-d: empty device" -d ''
 expect 2 "--record $work/missing/rec.regs" -d "image:$cases/basic_t1.regs" --record "$work/missing/rec.regs"
+expect 2 "--record $work: is a folder" -d "image:$cases/basic_t1.regs" --record "$work"
 expect 2 "-c takes no reading" -d "image:$cases/basic_t1.regs" -c --record "$work/rec.regs"
 [ -e "$work/rec.regs" ] && { echo "FAIL: --record with -c created the file"; fail=$((fail + 1)); }
 
@@ -144,17 +171,7 @@ expect 1 "err_one_image.regs: SNAPSHOT number 2 asked for, but the file holds on
 expect 1 "$cases: cannot read the register image" -d "image:$cases"
 
 # --- a component whose busy bit never clears (exit 1, after the 1 s timeout)
-python3 - "$work/busy.bin" <<'PY' || { echo "FAIL: python3 needed"; fail=$((fail + 1)); }
-import struct, sys
-img = bytearray(0x10000)
-regs = {0x0: 0x50544C4D, 0x4: 0x00020000, 0x8: 0x00020101, 0xC: 0x30300040,
-        0x10: 0x0E02021F, 0x14: 0x00020211, 0x18: 0x00041000, 0x1C: 0x8000,
-        0x24: 0x1, 0x2C: 0x02020202, 0x30: 0x00200020, 0x34: 0x0204,
-        0x38: 0x04000100, 0x3C: 0x00200020}
-for off, val in regs.items():
-    struct.pack_into("<I", img, off, val)
-open(sys.argv[1], "wb").write(img)
-PY
+mkdev "$work/busy.bin" 1
 expect 1 "STATUS busy did not clear within 1.0 s" -d "mmap:$work/busy.bin" -t 0
 expect 1 "STATUS busy did not clear within 1.0 s" -d "mmap:$work/busy.bin" -c
 expect 1 "mmap:$work/busy.bin@zz: bad offset" -d "mmap:$work/busy.bin@zz"

@@ -16,6 +16,32 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 pass=0
 fail=0
+# mkdev FILE STATUS: 64 KiB laid out as a component with the basic
+# layout (1 endpoint, 1 DMA port, 48-bit counters) and STATUS as given.
+mkdev() {
+	local f=$1 status=$2 off val
+	head -c 65536 /dev/zero >"$f"
+	while read -r off val; do
+		printf "$(printf '\\x%02x\\x%02x\\x%02x\\x%02x' $((val & 255)) $((val >> 8 & 255)) \
+			$((val >> 16 & 255)) $((val >> 24 & 255)))" |
+			dd of="$f" bs=1 seek=$((off)) conv=notrunc status=none
+	done <<EOT
+0x00 0x50544C4D
+0x04 0x00020000
+0x08 0x00020101
+0x0C 0x30300040
+0x10 0x0E02021F
+0x14 0x00020211
+0x18 0x00041000
+0x1C 0x8000
+0x24 $status
+0x2C 0x02020202
+0x30 0x00200020
+0x34 0x0204
+0x38 0x04000100
+0x3C 0x00200020
+EOT
+}
 ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
@@ -58,17 +84,7 @@ head -n 95 "$cases/basic_t1.regs" >"$work/img0.regs"
 
 # SIGINT and SIGTERM between totals reports of a device that sleeps (a
 # register file mapped as a PCI BAR would be): exit 0, whole reports only
-python3 - "$work/dev.bin" <<'PY'
-import struct, sys
-img = bytearray(0x10000)
-regs = {0x0: 0x50544C4D, 0x4: 0x00020000, 0x8: 0x00020101, 0xC: 0x30300040,
-        0x10: 0x0E02021F, 0x14: 0x00020211, 0x18: 0x00041000, 0x1C: 0x8000,
-        0x2C: 0x02020202, 0x30: 0x00200020, 0x34: 0x0204,
-        0x38: 0x04000100, 0x3C: 0x00200020}
-for off, val in regs.items():
-    struct.pack_into("<I", img, off, val)
-open(sys.argv[1], "wb").write(img)
-PY
+mkdev "$work/dev.bin" 0
 for sig in INT TERM; do
 	"$tool" -d "mmap:$work/dev.bin" -t 0 -w --record "$work/rec.regs" >"$work/out" 2>"$work/err" &
 	pid=$!
