@@ -40,6 +40,10 @@ struct step {
 	struct step_bus bus[PTM_MAX_PROBE_BUSES];
 };
 
+typedef void (*fast_edge_fn)(ptm_probe *p, const struct ptm_bus_in *bus, uint32_t brake);
+
+static fast_edge_fn pick_fast_edge(unsigned nb, unsigned nr);
+
 struct ptm_probe {
 	struct ptm_probe_generics g;
 	unsigned channels, groups, bus_channels, brake_base;
@@ -54,6 +58,7 @@ struct ptm_probe {
 	 * open | sof << 1 | eof << 5: valid regions in bits 3:0, the
 	 * frame_open after the word in bit 4. */
 	uint8_t walk[512];
+	fast_edge_fn fast_edge;     /* specialised common-case edge */
 
 	/* inputs that persist between edges */
 	uint8_t rst_in;            /* RESET level */
@@ -63,6 +68,14 @@ struct ptm_probe {
 	/* CLK domain */
 	uint8_t rsync;             /* MI_RESET synchroniser, bit2 = output */
 	uint8_t cnt_zero;          /* counters known to be all zero */
+	/* Representation of the counters: 0 = the RTL's (cnt), 1 = "eager",
+	 * cnt + step registers + pending step, used by the fast path, which
+	 * then adds each step once, when it is computed. */
+	uint8_t eager;
+	/* BRAKE steps are added as runs: brake_run edges of brake_run_mask
+	 * not yet in the counters (a brake level usually lasts many edges). */
+	uint32_t brake_run_mask;
+	uint64_t brake_run;
 	uint8_t run, slot;
 	uint32_t pos;
 	uint32_t period;
@@ -174,6 +187,9 @@ static void power_up(ptm_probe *p)
 	memset(p->cnt, 0, (size_t)p->groups * GROUP_SIZE * sizeof(*p->cnt));
 	memset(p->grp_val, 0, (size_t)p->groups * sizeof(*p->grp_val));
 	p->cnt_zero = 1;
+	p->eager = 0;
+	p->brake_run_mask = 0;
+	p->brake_run = 0;
 	memset(&p->st, 0, sizeof(p->st));
 }
 
@@ -227,6 +243,7 @@ int ptm_probe_new(const struct ptm_probe_generics *g, ptm_probe **out, char *msg
 		return -ENOMEM;
 	}
 	asfifo_init(&p->fifo, items, mem);
+	p->fast_edge = pick_fast_edge(g->buses, g->regions);
 	power_up(p);
 	*out = p;
 	return 0;
@@ -274,17 +291,26 @@ static inline unsigned popc(uint32_t x)
 	return (x * 0x01010101u) >> 24;
 }
 
-/* The pending step from the inputs sampled at this edge (input registers)
- * and frame_open_reg after this edge. */
-static inline void compute_step(const ptm_probe *p, int pr, const struct ptm_bus_in *bus,
-				uint32_t brake, struct step *s)
+#define ALWAYS_INLINE static inline __attribute__((always_inline))
+
+/* popcount of a value below 16 */
+ALWAYS_INLINE uint32_t popc4(uint32_t x)
 {
-	const unsigned nb = p->g.buses;
+	return (uint32_t)(UINT64_C(0x4332322132212110) >> (4 * x)) & 15u;
+}
+
+/* The pending step from the inputs sampled at this edge (input registers)
+ * and frame_open_reg after this edge.  NB, NR are the buses and regions;
+ * constants in the specialised fast paths, so that the loops unroll. */
+ALWAYS_INLINE void compute_step_n(const ptm_probe *p, int pr, const struct ptm_bus_in *bus,
+				  uint32_t brake, struct step *s, const unsigned NB,
+				  const unsigned NR)
+{
 	const uint32_t rm = p->rmask_all;
 	uint32_t active = 0, movem = 0, fo_next = 0;
 	s->ch0 = 1;
 	s->brake = pr ? 0 : brake & p->brake_mask;
-	for (unsigned b = 0; b < nb; b++) {
+	for (unsigned b = 0; b < NB; b++) {
 		const struct ptm_bus_in *in = &bus[b];
 		struct step_bus *sb = &s->bus[b];
 		uint32_t src = pr ? 0 : in->src_rdy & 1u;
@@ -293,52 +319,60 @@ static inline void compute_step(const ptm_probe *p, int pr, const struct ptm_bus
 		uint32_t move = src & dst;
 		sb->move = move;
 		sb->hold = src & !dst;
-		sb->mvb = (msrc & mdst) ? popc(in->mvb_vld & rm) : 0;
 		sb->mhold = msrc & !mdst;
 		sb->pad = 0;
-		if (move) {
-			uint32_t sof = in->sof & rm, eof = in->eof & rm;
-			uint32_t open = (p->frame_open >> b) & 1u;
-			uint32_t items = 0, vmask = 0;
-			const uint32_t ri = p->g.region_items[b];
-			if (p->g.regions <= 4) {
-				uint8_t w = p->walk[open | sof << 1 | eof << 5];
-				vmask = w & rm; /* the table walks 4 regions */
-				open = w >> 4;
-				items = ri * popc(vmask & ~eof);
-				for (uint32_t m = vmask & eof; m; m &= m - 1) {
-					unsigned r = (unsigned)__builtin_ctz(m);
-					items += (uint32_t)(in->eof_pos[r] & p->pos_mask) + 1u;
-				}
-			} else if (!(sof | eof)) {
-				/* No frame boundary in the word: all or nothing. */
-				if (open) {
-					vmask = rm;
-					items = ri * p->g.regions;
-				}
-			} else {
-				for (unsigned r = 0; r < p->g.regions; r++) {
-					uint32_t s_r = (sof >> r) & 1u, e_r = (eof >> r) & 1u;
-					uint32_t v = open | s_r;
-					if (v) {
-						vmask |= 1u << r;
-						items += e_r ? (uint32_t)(in->eof_pos[r] & p->pos_mask) + 1u : ri;
-					}
-					open = v & !e_r;
-				}
-			}
-			sb->sof = popc(sof);
-			sb->items = items & p->step_mask;
-			sb->rmask = vmask;
-			movem |= 1u << b;
-			fo_next |= open << b;
+		if (NR <= 4) {
+			/* branch-free: the walk table, then masked by move */
+			const uint32_t sof = in->sof & rm, eof = in->eof & rm;
+			const uint32_t w = p->walk[((p->frame_open >> b) & 1u) | sof << 1 | eof << 5];
+			const uint32_t vmask = w & rm, endm = vmask & eof;
+			uint32_t items = p->g.region_items[b] * popc4(vmask & ~eof);
+			for (unsigned r = 0; r < NR; r++)
+				items += ((endm >> r) & 1u) * ((uint32_t)(in->eof_pos[r] & p->pos_mask) + 1u);
+			const uint32_t mm = 0u - move;
+			sb->mvb = popc4(in->mvb_vld & rm) & (0u - (msrc & mdst));
+			sb->sof = popc4(sof) & mm;
+			sb->items = items & p->step_mask & mm;
+			sb->rmask = vmask & mm;
+			movem |= move << b;
+			fo_next |= ((w >> 4) & move) << b;
 		} else {
-			sb->sof = 0;
-			sb->items = 0;
-			sb->rmask = 0;
+			sb->mvb = popc(in->mvb_vld & rm) & (0u - (msrc & mdst));
+			if (move) {
+				uint32_t sof = in->sof & rm, eof = in->eof & rm;
+				uint32_t open = (p->frame_open >> b) & 1u;
+				uint32_t items = 0, vmask = 0;
+				const uint32_t ri = p->g.region_items[b];
+				if (!(sof | eof)) {
+					/* No frame boundary in the word: all or nothing. */
+					if (open) {
+						vmask = rm;
+						items = ri * NR;
+					}
+				} else {
+					for (unsigned r = 0; r < NR; r++) {
+						uint32_t s_r = (sof >> r) & 1u, e_r = (eof >> r) & 1u;
+						uint32_t v = open | s_r;
+						if (v) {
+							vmask |= 1u << r;
+							items += e_r ? (uint32_t)(in->eof_pos[r] & p->pos_mask) + 1u
+								     : ri;
+						}
+						open = v & !e_r;
+					}
+				}
+				sb->sof = popc(sof);
+				sb->items = items & p->step_mask;
+				sb->rmask = vmask;
+				movem |= 1u << b;
+				fo_next |= open << b;
+			} else {
+				sb->sof = 0;
+				sb->items = 0;
+				sb->rmask = 0;
+			}
 		}
-		if (move | sb->hold | sb->mvb | sb->mhold)
-			active |= 1u << b;
+		active |= (uint32_t)((move | sb->hold | sb->mvb | sb->mhold) != 0) << b;
 	}
 	s->active = active;
 	s->move = movem;
@@ -346,28 +380,29 @@ static inline void compute_step(const ptm_probe *p, int pr, const struct ptm_bus
 	s->pad = 0;
 }
 
-/* counters += step registers (the per-edge case) */
-static inline void apply_step1(ptm_probe *p, const struct step *sr)
+static void compute_step(const ptm_probe *p, int pr, const struct ptm_bus_in *bus, uint32_t brake,
+			 struct step *s)
 {
-	uint64_t *cnt = p->cnt;
-	cnt[0] += sr->ch0;
-	for (uint32_t m = sr->active; m; m &= m - 1) {
-		unsigned b = (unsigned)__builtin_ctz(m);
-		const struct step_bus *sb = &sr->bus[b];
-		uint64_t *c = cnt + 1 + b * p->bus_channels;
-		c[0] += sb->move;
-		c[1] += sb->hold;
-		c[2] += sb->sof;
-		c[3] += sb->mvb;
-		c[4] += sb->mhold;
-		c[5] += sb->items;
-		for (uint32_t r = sb->rmask; r; r &= r - 1)
-			c[6 + __builtin_ctz(r)]++;
+	compute_step_n(p, pr, bus, brake, s, p->g.buses, p->g.regions);
+}
+
+static inline void brake_flush(ptm_probe *p)
+{
+	if (p->brake_run) {
+		uint64_t *cb = p->cnt + p->brake_base;
+		for (uint32_t m = p->brake_run_mask; m; m &= m - 1)
+			cb[__builtin_ctz(m)] += p->brake_run;
+		p->brake_run = 0;
 	}
-	uint64_t *cb = cnt + p->brake_base;
-	for (uint32_t m = sr->brake; m; m &= m - 1)
-		cb[__builtin_ctz(m)]++;
-	p->cnt_zero = 0;
+}
+
+static inline void brake_add(ptm_probe *p, uint32_t mask, uint64_t k)
+{
+	if (mask != p->brake_run_mask) {
+		brake_flush(p);
+		p->brake_run_mask = mask;
+	}
+	p->brake_run += k;
 }
 
 /* counters += k * step registers */
@@ -388,11 +423,168 @@ static inline void apply_step(ptm_probe *p, const struct step *sr, uint64_t k)
 		for (uint32_t r = sb->rmask; r; r &= r - 1)
 			c[6 + __builtin_ctz(r)] += k;
 	}
-	uint64_t *cb = cnt + p->brake_base;
-	for (uint32_t m = sr->brake; m; m &= m - 1)
-		cb[__builtin_ctz(m)] += k;
-	if (sr->ch0 | sr->active | sr->brake)
-		p->cnt_zero = 0;
+	brake_add(p, sr->brake, k);
+	p->cnt_zero = 0;
+}
+
+/* counters += step registers (the per-edge case).  Few buses: fixed
+ * loops without data-dependent branches; many (mostly idle) buses: only
+ * the active ones. */
+ALWAYS_INLINE void apply_step1_n(ptm_probe *p, const struct step *sr, const unsigned NB,
+				 const unsigned NR)
+{
+	uint64_t *cnt = p->cnt;
+	const unsigned bc = 6 + NR;
+	cnt[0] += sr->ch0;
+	if (NB <= 4) {
+		for (unsigned b = 0; b < NB; b++) {
+			const struct step_bus *sb = &sr->bus[b];
+			uint64_t *c = cnt + 1 + b * bc;
+			c[0] += sb->move;
+			c[1] += sb->hold;
+			c[2] += sb->sof;
+			c[3] += sb->mvb;
+			c[4] += sb->mhold;
+			c[5] += sb->items;
+			for (unsigned r = 0; r < NR; r++)
+				c[6 + r] += (sb->rmask >> r) & 1u;
+		}
+	} else {
+		for (uint32_t m = sr->active; m; m &= m - 1) {
+			unsigned b = (unsigned)__builtin_ctz(m);
+			const struct step_bus *sb = &sr->bus[b];
+			uint64_t *c = cnt + 1 + b * bc;
+			c[0] += sb->move;
+			c[1] += sb->hold;
+			c[2] += sb->sof;
+			c[3] += sb->mvb;
+			c[4] += sb->mhold;
+			c[5] += sb->items;
+			for (uint32_t r = sb->rmask; r; r &= r - 1)
+				c[6 + __builtin_ctz(r)]++;
+		}
+	}
+	brake_add(p, sr->brake, 1);
+	p->cnt_zero = 0;
+}
+
+static void apply_step1(ptm_probe *p, const struct step *sr)
+{
+	apply_step1_n(p, sr, p->g.buses, p->g.regions);
+}
+
+/* The whole CLK edge in the common case (see ptm_probe_clk): no reset,
+ * no sweep, no FIFO write, every synchroniser settled, no tick. */
+/* compute_step_n() and apply_step1_n() of the new step in one pass
+ * (eager representation), for NB <= 4 and NR <= 4. */
+ALWAYS_INLINE void compute_add_n(ptm_probe *p, const struct ptm_bus_in *bus, uint32_t brake,
+				 struct step *s, const unsigned NB, const unsigned NR)
+{
+	const uint32_t rm = p->rmask_all;
+	uint32_t active = 0, movem = 0, fo_next = 0;
+	uint64_t *cnt = p->cnt;
+	const unsigned bc = 6 + NR;
+	s->ch0 = 1;
+	s->brake = brake & p->brake_mask;
+	cnt[0]++;
+	for (unsigned b = 0; b < NB; b++) {
+		const struct ptm_bus_in *in = &bus[b];
+		struct step_bus *sb = &s->bus[b];
+		uint64_t *c = cnt + 1 + b * bc;
+		const uint32_t src = in->src_rdy & 1u, dst = in->dst_rdy & 1u;
+		const uint32_t msrc = in->mvb_src_rdy & 1u, mdst = in->mvb_dst_rdy & 1u;
+		const uint32_t move = src & dst, hold = src & !dst, mhold = msrc & !mdst;
+		const uint32_t sof = in->sof & rm, eof = in->eof & rm;
+		const uint32_t w = p->walk[((p->frame_open >> b) & 1u) | sof << 1 | eof << 5];
+		const uint32_t vmask = w & rm, endm = vmask & eof;
+		uint32_t items = p->g.region_items[b] * popc4(vmask & ~eof);
+		for (unsigned r = 0; r < NR; r++)
+			items += ((endm >> r) & 1u) * ((uint32_t)(in->eof_pos[r] & p->pos_mask) + 1u);
+		const uint32_t mm = 0u - move;
+		const uint32_t mvb = popc4(in->mvb_vld & rm) & (0u - (msrc & mdst));
+		const uint32_t nsof = popc4(sof) & mm;
+		items &= p->step_mask & mm;
+		const uint32_t rmask = vmask & mm;
+		c[0] += move;
+		c[1] += hold;
+		c[2] += nsof;
+		c[3] += mvb;
+		c[4] += mhold;
+		c[5] += items;
+		for (unsigned r = 0; r < NR; r++)
+			c[6 + r] += (rmask >> r) & 1u;
+		sb->move = move;
+		sb->hold = hold;
+		sb->sof = nsof;
+		sb->mvb = mvb;
+		sb->mhold = mhold;
+		sb->items = items;
+		sb->rmask = rmask;
+		sb->pad = 0;
+		movem |= move << b;
+		fo_next |= ((w >> 4) & move) << b;
+		active |= (uint32_t)((move | hold | mvb | mhold) != 0) << b;
+	}
+	s->active = active;
+	s->move = movem;
+	s->fo_next = fo_next;
+	s->pad = 0;
+	brake_add(p, s->brake, 1);
+	p->cnt_zero = 0;
+}
+
+ALWAYS_INLINE void fast_edge_n(ptm_probe *p, const struct ptm_bus_in *bus, uint32_t brake,
+			       const unsigned NB, const unsigned NR)
+{
+	if (!p->eager) {
+		apply_step(p, p->sr, 1);
+		apply_step(p, p->s, 1);
+		p->eager = 1;
+	}
+	p->period++;
+	struct step *t = p->sr;
+	p->sr = p->s;
+	p->s = t;
+	p->frame_open = (p->frame_open & ~p->sr->move) | (p->sr->fo_next & p->sr->move);
+	if (NB <= 4 && NR <= 4) {
+		compute_add_n(p, bus, brake, p->s, NB, NR);
+	} else {
+		compute_step_n(p, 0, bus, brake, p->s, NB, NR);
+		apply_step1_n(p, p->s, NB, NR);
+	}
+}
+
+#define FAST_EDGE(nb, nr)                                                                      \
+	static void fast_edge_##nb##_##nr(ptm_probe *p, const struct ptm_bus_in *bus,           \
+					  uint32_t brake)                                       \
+	{                                                                                      \
+		fast_edge_n(p, bus, brake, nb, nr);                                            \
+	}
+FAST_EDGE(1, 1)
+FAST_EDGE(1, 2)
+FAST_EDGE(1, 4)
+FAST_EDGE(2, 1)
+FAST_EDGE(2, 2)
+FAST_EDGE(2, 4)
+FAST_EDGE(4, 1)
+FAST_EDGE(4, 2)
+FAST_EDGE(4, 4)
+
+static void fast_edge_any(ptm_probe *p, const struct ptm_bus_in *bus, uint32_t brake)
+{
+	fast_edge_n(p, bus, brake, p->g.buses, p->g.regions);
+}
+
+static fast_edge_fn pick_fast_edge(unsigned nb, unsigned nr)
+{
+	static const fast_edge_fn tab[3][3] = {
+		{ fast_edge_1_1, fast_edge_1_2, fast_edge_1_4 },
+		{ fast_edge_2_1, fast_edge_2_2, fast_edge_2_4 },
+		{ fast_edge_4_1, fast_edge_4_2, fast_edge_4_4 },
+	};
+	int bi = nb == 1 ? 0 : nb == 2 ? 1 : nb == 4 ? 2 : -1;
+	int ri = nr == 1 ? 0 : nr == 2 ? 1 : nr == 4 ? 2 : -1;
+	return bi < 0 || ri < 0 ? fast_edge_any : tab[bi][ri];
 }
 
 /* Bus descriptors outside `active` are zero by definition (zero_step()
@@ -410,13 +602,14 @@ static inline int step_equal(const struct step *a, const struct step *b)
 	return 1;
 }
 
-static void zero_step(struct step *s)
+static void zero_step(struct step *s, unsigned buses)
 {
 	s->ch0 = 0;
 	s->brake = 0;
 	s->active = 0;
 	s->move = 0;
 	s->fo_next = 0;
+	memset(s->bus, 0, buses * sizeof(s->bus[0]));
 }
 
 /* ------------------------------------------------------------------ */
@@ -425,6 +618,29 @@ static void zero_step(struct step *s)
 void ptm_probe_clk(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t brake,
 		   struct ptm_probe_clk_out *out)
 {
+	/* Common case: nothing but counting happens at this edge. */
+	if (((unsigned)rst | p->rsync | p->mi_rst | p->wr_en | p->run |
+		     (p->fq1 ^ p->flag_lvl) | (p->fq2 ^ p->fq1) | (p->freg ^ p->fq2)) == 0 &&
+	    p->fifo.wr_quiet && p->period != p->dp_mask) {
+		p->rst_in = 0;
+		p->st.edges++;
+		p->fast_edge(p, bus, brake);
+		if (out) {
+			out->drain_tick = 0;
+			out->wr_en = 0;
+			out->wr_dropped = 0;
+			out->wr_index = p->wr_data.index;
+			out->wr_delta = p->wr_data.delta;
+			out->fifo_flushed = 0;
+		}
+		return;
+	}
+	if (p->eager) {
+		/* back to the RTL's representation */
+		apply_step(p, p->sr, UINT64_MAX);
+		apply_step(p, p->s, UINT64_MAX);
+		p->eager = 0;
+	}
 	p->rst_in = (uint8_t)(rst != 0);
 	const int pr = p->rst_in | ((p->rsync >> 2) & 1);
 	const int arst = pr | p->mi_rst;
@@ -469,11 +685,12 @@ void ptm_probe_clk(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t
 			memset(p->cnt, 0, (size_t)p->groups * GROUP_SIZE * sizeof(*p->cnt));
 			p->cnt_zero = 1;
 		}
+		p->brake_run = 0;
 		p->run = 0;
 		p->slot = 0;
 		p->pos = 0;
 		p->period = 0;
-		zero_step(p->sr);
+		zero_step(p->sr, p->g.buses);
 		p->frame_open = 0;
 	} else {
 		if (p->fq2 ^ p->freg) {
@@ -498,6 +715,7 @@ void ptm_probe_clk(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t
 			} else {
 				p->wr_en = 0;
 				/* capture_en: one element of every group */
+				brake_flush(p);
 				for (unsigned gi = 0; gi < p->groups; gi++) {
 					unsigned ch = gi * GROUP_SIZE + p->slot;
 					p->grp_val[gi] = p->cnt[ch] & p->cnt_mask;
@@ -626,7 +844,9 @@ uint64_t ptm_probe_clk_batch(ptm_probe *p, int rst, const struct ptm_bus_in *bus
 			if (k > n)
 				k = n;
 			if (k) {
-				apply_step(p, p->sr, k);
+				/* steady: step registers == pending step; in
+				 * either representation k edges add k of them */
+				apply_step(p, p->s, k);
 				p->period = (uint32_t)((p->period + k) & p->dp_mask);
 				p->st.edges += k;
 				n -= k;
