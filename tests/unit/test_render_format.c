@@ -124,26 +124,46 @@ static void fill_example(struct fix *f)
 			c[pt_idx_hist(l, 0, i, b)] = h[i][b];
 }
 
+/* The memory stream of the helpers below.  File scope, so that no stream
+ * ever points into a stack frame that has returned. */
+static char *mem_buf;
+static size_t mem_len;
+
+static FILE *mem_open(void)
+{
+	mem_buf = NULL;
+	mem_len = 0;
+	FILE *m = open_memstream(&mem_buf, &mem_len);
+	assert_non_null(m);
+	return m;
+}
+
+/* Close the stream and hand over its text (malloc'd). */
+static char *mem_close(FILE *m)
+{
+	fclose(m);
+	char *t = mem_buf;
+	mem_buf = NULL;
+	return t;
+}
+
 /* Render into memory; returns the renderer's status, *text is malloc'd. */
 static int render(int (*fn)(FILE *, const struct pt_report *), const struct pt_report *rep,
 		  char **text)
 {
-	size_t len = 0;
-	*text = NULL;
-	FILE *m = open_memstream(text, &len);
-	assert_non_null(m);
+	FILE *m = mem_open();
 	int rc = fn(m, rep);
-	fclose(m);
+	*text = mem_close(m);
 	return rc;
 }
 
 static char *render_ok(int (*fn)(FILE *, const struct pt_report *), const struct pt_report *rep)
 {
-	char *t;
-	int rc = render(fn, rep, &t);
+	FILE *m = mem_open();
+	int rc = fn(m, rep);
 	if (rc)
 		fail_msg("renderer returned %d", rc);
-	return t;
+	return mem_close(m);
 }
 
 /* The line that starts with prefix (NULL if none), as a new string. */
@@ -1004,13 +1024,9 @@ static void test_errors(void **state)
 
 static char *regs_image(const struct pt_layout *l, const struct pt_reading *r, int *rc)
 {
-	char *t = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&t, &len);
-	assert_non_null(m);
+	FILE *m = mem_open();
 	*rc = pt_render_regs_image(m, l, r);
-	fclose(m);
-	return t;
+	return mem_close(m);
 }
 
 static void test_regs_image_lines(void **state)
