@@ -558,6 +558,8 @@ static void test_batch_steady_traffic(void **state)
 	/* drain both and compare every delta */
 	for (unsigned i = 0; i < 2000; i++) {
 		struct ptm_probe_mi_out ma, mb;
+		memset(&ma, 0, sizeof(ma));
+		memset(&mb, 0, sizeof(mb));
 		ptm_probe_clk(a, 0, in, 0x41, NULL);
 		ptm_probe_clk(b, 0, in, 0x41, NULL);
 		ptm_probe_mi_clk(a, 0, 0, 1, &ma);
