@@ -278,6 +278,9 @@ static int recorder_open(struct recorder *rec, const char *path, char *msg, size
 	if (!rec->path || !rec->tmp) {
 		free(dcopy);
 		free(bcopy);
+		free(rec->path);
+		free(rec->tmp);
+		rec->tmp = rec->path = NULL;
 		snprintf(msg, msglen, "out of memory");
 		return -ENOMEM;
 	}
@@ -291,7 +294,8 @@ static int recorder_open(struct recorder *rec, const char *path, char *msg, size
 		free(dcopy);
 		free(bcopy);
 		free(rec->tmp);
-		rec->tmp = NULL;
+		free(rec->path);
+		rec->tmp = rec->path = NULL;
 		return -err;
 	}
 	free(dcopy);
@@ -310,6 +314,9 @@ static int recorder_open(struct recorder *rec, const char *path, char *msg, size
 		close(fd);
 		unlink(rec->tmp);
 		snprintf(msg, msglen, "--record %s: %s", path, strerror(err));
+		free(rec->tmp);
+		free(rec->path);
+		rec->tmp = rec->path = NULL;
 		return -err;
 	}
 	return 0;
