@@ -151,10 +151,6 @@ int ptm_generics_check(const struct ptm_generics *g, char *msg, size_t msglen)
 			    "generic DMA_EOF_POS_WIDTH=%u: must be log2 of the %u items of the larger "
 			    "DMA region, i.e. %u",
 			    g->dma_eof_pos_width, ditems, ptm_log2c(ditems));
-	if (g->pcie_eof_pos_width < 1 || g->dma_eof_pos_width < 1)
-		return fail(msg, msglen,
-			    "generic %s: regions of a single item (EOF_POS_WIDTH 0) are not supported",
-			    g->pcie_eof_pos_width < 1 ? "PCIE_EOF_POS_WIDTH" : "DMA_EOF_POS_WIDTH");
 
 	struct ptm_derived d;
 	ptm_generics_derive(g, &d);

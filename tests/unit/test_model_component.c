@@ -193,6 +193,12 @@ static void test_generics(void **state)
 	assert_int_equal(ptm_generics_check(&b, msg, sizeof(msg)), 0);
 	b.pcie_rq_mfb_regions = 16;
 	expect_bad(&b, "255");
+	/* Regions of one item: EOF_POS has no bits (log2 1 = 0). */
+	b = g; b.pcie_rq_mfb_region_bytes = b.pcie_rc_mfb_region_bytes = 4;
+	b.pcie_eof_pos_width = 0;
+	assert_int_equal(ptm_generics_check(&b, msg, sizeof(msg)), 0);
+	b.pcie_eof_pos_width = 1;
+	expect_bad(&b, "PCIE_EOF_POS_WIDTH");
 	/* A sweep shorter than the period is fine at 64. */
 	b = g; b.drain_period = 64;
 	assert_int_equal(ptm_generics_check(&b, msg, sizeof(msg)), 0);
