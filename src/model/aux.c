@@ -26,6 +26,20 @@ uint8_t ptm_aux_band(unsigned v, unsigned capacity)
 	return 8;
 }
 
+/* ADATAIN at a tick: the link configuration and the free counts of this
+ * edge, the window minimums as they are before the edge. */
+static void capture(struct ptm_ep *e, const struct ptm_pcie_in *in)
+{
+	struct ptm_aux_word *w = &e->hs.adata;
+	w->cfg = (uint16_t)((in->mps & 7) | (in->mrrs & 7) << 3 | (in->ext_tag_en & 1) << 6 |
+			    (in->tag10b_req_en & 1) << 7 | (in->rcb_size & 1) << 8 |
+			    (in->link_up & 1) << 9);
+	w->tag_now = (uint16_t)(in->tag_free & PTM_TAG_MASK);
+	w->tag_min = e->tag_win_min;
+	w->stf_now = in->stfifo_free;
+	w->stf_min = e->stf_win_min;
+}
+
 void ptm_aux_init(struct ptm_ep *e)
 {
 	/* FPGA initial values: registers without an init value start at 0;
@@ -50,13 +64,7 @@ void ptm_aux_pcie_edge(struct ptm_ep *e, const struct ptm_generics *g, const str
 	const int a_ack = h->ack_q3 ^ h->ack_q;
 	const int send = tick && !h->a_wait;
 	if (send) {
-		h->adata.cfg = (uint16_t)((in->mps & 7) | (in->mrrs & 7) << 3 |
-					  (in->ext_tag_en & 1) << 6 | (in->tag10b_req_en & 1) << 7 |
-					  (in->rcb_size & 1) << 8 | (in->link_up & 1) << 9);
-		h->adata.tag_now = (uint16_t)tag;
-		h->adata.tag_min = e->tag_win_min;
-		h->adata.stf_now = (uint16_t)stf;
-		h->adata.stf_min = e->stf_win_min;
+		capture(e, in);
 	}
 	uint8_t a_en = h->a_en;
 	h->ack_q = h->ack_q3;
@@ -157,13 +165,7 @@ void ptm_aux_pcie_ticks(struct ptm_ep *e, const struct ptm_pcie_in *in)
 	struct ptm_hs *h = &e->hs;
 	const unsigned tag = in->tag_free & PTM_TAG_MASK, stf = in->stfifo_free;
 	if (!h->a_wait) {
-		h->adata.cfg = (uint16_t)((in->mps & 7) | (in->mrrs & 7) << 3 |
-					  (in->ext_tag_en & 1) << 6 | (in->tag10b_req_en & 1) << 7 |
-					  (in->rcb_size & 1) << 8 | (in->link_up & 1) << 9);
-		h->adata.tag_now = (uint16_t)tag;
-		h->adata.tag_min = e->tag_win_min;
-		h->adata.stf_now = (uint16_t)stf;
-		h->adata.stf_min = e->stf_win_min;
+		capture(e, in);
 		h->a_en ^= 1;
 		h->a_wait = 1;
 	}
