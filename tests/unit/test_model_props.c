@@ -625,6 +625,8 @@ static void test_batch_equals_single(void **state)
 				s.pin[0].rst = (uint8_t)(i == 150);
 				drst = i == 150;
 			}
+			if (i == 100 || i == 160)
+				compare_models(a, b, what); /* in the middle of the traffic */
 			if (dom == 0) {
 				unsigned e = rndn(g.pcie_endpoints);
 				if (rndn(2))
