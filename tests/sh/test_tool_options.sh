@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# The command line of nfb-pcie-telemetry beyond the error cases: help and
+# version, long forms and abbreviations (as argparse allows), the mode
+# rule of -t (any value <= 0 is totals; a negative one also warns), -c
+# winning over -t and -j, the last of a repeated option winning.
+#
+# Usage: test_tool_options.sh BIN_DIR TESTS_DIR
+set -u
+bin=$1
+data=$2
+tool=$bin/nfb-pcie-telemetry
+cases=$data/conformance/report
+[ -x "$tool" ] || { echo "FAIL: $tool is not built"; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+img=image:$cases/basic_t1.regs
+
+# same_as WANT_FILE ARGS...: exit 0, stdout equal to WANT_FILE, stderr empty
+same_as() {
+	local want=$1
+	shift
+	"$tool" "$@" >"$work/out" 2>"$work/err"
+	local rc=$?
+	if [ $rc -eq 0 ] && cmp -s "$work/out" "$want" && [ ! -s "$work/err" ]; then
+		ok
+	else
+		bad "$* : rc $rc, stdout $(cmp -s "$work/out" "$want" && echo same || echo differs), stderr: $(head -2 "$work/err")"
+	fi
+}
+
+for h in -h --help --he; do
+	"$tool" $h >"$work/out" 2>"$work/err"
+	[ $? -eq 0 ] && [ ! -s "$work/err" ] && grep -q '^Usage: nfb-pcie-telemetry' "$work/out" &&
+		grep -q 'image:FILE' "$work/out" && grep -q 'pci:DOMAIN:BUS:DEV.FN\[/BAR\]@OFFSET' "$work/out" &&
+		grep -q -- '--record FILE' "$work/out" && ok || bad "$h"
+done
+"$tool" -V >"$work/out" 2>&1
+[ $? -eq 0 ] && grep -Eq '^nfb-pcie-telemetry [0-9]+\.[0-9]+\.[0-9]+ ' "$work/out" && ok || bad "-V: $(cat "$work/out")"
+"$tool" --version | grep -q 'libnfb backend' && ok || bad "--version"
+
+same_as "$cases/basic_t1.out" -d "$img" -t 1
+same_as "$cases/basic_t1.out" --device "$img" --interval 1
+same_as "$cases/basic_t1.out" --device="$img" --interval=0.25
+same_as "$cases/basic_t1.out" --dev "$img" --int 3 # abbreviations
+same_as "$cases/basic_t1.out" -d "$img" -t 0 -t 1e-3 # the last one wins
+same_as "$cases/basic_t1.out" -d "$img" -i 0 -t 1
+same_as "$cases/basic_t1.out" -d "$img" -t1
+same_as "$cases/basic_t1.out" -d"$img" # default interval: 1 s
+"$tool" -d "$img" -t 0 >"$work/totals"
+same_as "$work/totals" -d "$img" -t 0.0
+same_as "$work/totals" -d "$img" -t -0
+same_as "$cases/clear.out" -d "$img" -c
+same_as "$cases/clear.out" -d "$img" -c -j -t 5
+same_as "$cases/clear.out" --clear --json -d "$img"
+
+# a negative interval: totals, and one warning line
+"$tool" -d "$img" -t -2.5 >"$work/out" 2>"$work/err"
+[ $? -eq 0 ] && cmp -s "$work/out" "$work/totals" && [ "$(wc -l <"$work/err")" -eq 1 ] &&
+	grep -q '^nfb-pcie-telemetry: warning: -t -2.5 is negative' "$work/err" && ok ||
+	bad "-t -2.5: $(cat "$work/err")"
+"$tool" -d "$img" -j -t -1 >"$work/out" 2>/dev/null
+grep -q '"seconds": null' "$work/out" && ok || bad "-j -t -1 is not totals"
+
+echo "test_tool_options: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
