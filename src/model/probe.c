@@ -768,6 +768,21 @@ void ptm_probe_tx(const ptm_probe *p, struct ptm_probe_mi_out *out)
 
 void ptm_probe_mi_clk(ptm_probe *p, int mi_rst, int flag_clr, int rd, struct ptm_probe_mi_out *out)
 {
+	/* Common case: no reset anywhere, FIFO empty and settled, flags
+	 * synchronised: the edge changes nothing. */
+	if (((unsigned)mi_rst | p->mi_rst | p->rst_in | p->rsync | (p->oq1 ^ p->ovf) |
+	     (p->oq2 ^ p->oq1) | (p->vq1 ^ p->overrun) | (p->vq2 ^ p->vq1)) == 0 &&
+	    p->fifo.rd_quiet) {
+		p->flag_lvl = (uint8_t)(flag_clr != 0);
+		if (out) {
+			out->vld = 0;
+			out->index = 0;
+			out->delta = 0;
+			out->fifo_ovf = p->oq2;
+			out->overrun = p->vq2;
+		}
+		return;
+	}
 	p->mi_rst = (uint8_t)(mi_rst != 0);
 	p->flag_lvl = (uint8_t)(flag_clr != 0);
 	if (p->mi_rst)
