@@ -514,8 +514,12 @@ static int run(struct session *s, char *msg, size_t msglen)
 				return EXIT_RUNTIME;
 			}
 		}
-		if (pt_bus_stop_requested())
-			return a->watch ? 0 : EXIT_RUNTIME;
+		if (pt_bus_stop_requested()) {
+			if (a->watch)
+				return 0;
+			snprintf(msg, msglen, "interrupted before the report was complete");
+			return EXIT_RUNTIME;
+		}
 		out = open_memstream(&buf, &len);
 		if (!out) {
 			snprintf(msg, msglen, "out of memory");
