@@ -338,6 +338,12 @@ static void run_and_check(const struct ptm_generics *g, const struct run_cfg *rc
 		 t_m = 0;
 	uint16_t prev_tag[PTM_MAX_ENDPOINTS] = {0}, prev_stf[PTM_MAX_ENDPOINTS] = {0};
 	uint8_t prev_rst[PTM_MAX_ENDPOINTS];
+	unsigned tag_min[PTM_MAX_ENDPOINTS], stf_min[PTM_MAX_ENDPOINTS];
+	struct ptm_pcie_in at_tick[PTM_MAX_ENDPOINTS];
+	for (unsigned e = 0; e < nep; e++) {
+		tag_min[e] = PTM_TAG_MASK;
+		stf_min[e] = PTM_STF_MASK;
+	}
 	for (unsigned e = 0; e < nep; e++) {
 		s.pin[e].rst = 1;
 		rand_pcie(&s, e, 0);
@@ -405,6 +411,21 @@ static void run_and_check(const struct ptm_generics *g, const struct run_cfg *rc
 			} else {
 				ptm_pcie_edge(m, e, in);
 			}
+			/* status path: the word of the last tick (nlast) is still in
+			 * the handshake's input register, which needs one more PCIe
+			 * edge; the one before (nlast - DP) has arrived: its lowest
+			 * free counts over the windows before it and its values. */
+			for (uint64_t k = 0; k < n; k++) {
+				uint64_t edge = pn[e] + k;
+				if (edge > R && edge < nlast - dp) {
+					if (in->tag_free < tag_min[e])
+						tag_min[e] = in->tag_free;
+					if (in->stfifo_free < stf_min[e])
+						stf_min[e] = in->stfifo_free;
+				}
+				if (edge == nlast - dp)
+					at_tick[e] = *in;
+			}
 			prev_rst[e] = in->rst;
 			prev_tag[e] = in->tag_free;
 			prev_stf[e] = in->stfifo_free;
@@ -453,6 +474,21 @@ static void run_and_check(const struct ptm_generics *g, const struct run_cfg *rc
 			fail_msg("%s: slow MI clock, STATUS=%08x without bit 1", what, status);
 	} else if (status != 0) {
 		fail_msg("%s: STATUS=%08x after the drain, expected 0", what, status);
+	}
+
+	/* PCIE_STATUS / PCIE_TAGS / PCIE_STFIFO: the word of the last tick */
+	for (unsigned e = 0; e < nep && !rc->expect_loss; e++) {
+		const struct ptm_pcie_in *t = &at_tick[e];
+		uint32_t cfg = (uint32_t)(t->mps | t->mrrs << 3 | t->ext_tag_en << 6 |
+					  t->tag10b_req_en << 7 | t->rcb_size << 8 | t->link_up << 9);
+		uint32_t st = ptm_mi_read(m, 0x40 + 4 * e), tags = ptm_mi_read(m, 0x80 + 4 * e),
+			 stf = ptm_mi_read(m, 0xc0 + 4 * e);
+		if (st != cfg || tags != (tag_min[e] << 16 | t->tag_free) ||
+		    stf != (stf_min[e] << 16 | t->stfifo_free))
+			fail_msg("%s: endpoint %u: PCIE_STATUS %08x TAGS %08x STFIFO %08x, expected "
+				 "%08x %08x %08x",
+				 what, e, st, tags, stf, cfg, tag_min[e] << 16 | t->tag_free,
+				 stf_min[e] << 16 | t->stfifo_free);
 	}
 
 	snapshot(m);
