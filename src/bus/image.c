@@ -26,6 +26,9 @@
 #define IMG_MAGIC_WORD "pcie-telemetry-regs"
 #define IMG_FORMAT_VERSION "1"
 #define IMG_SLOTS (PT_COMP_SPAN / 4u)
+/* Far above any recording (one image of 16 endpoints is < 200 KiB), far
+ * below what would hurt: /dev/zero must fail, not eat the memory. */
+#define IMG_MAX_BYTES (1024u << 20)
 #define REG_COMMAND 0x20u
 #define REG_STATUS 0x24u
 #define CMD_SNAPSHOT 0x1u
@@ -585,7 +588,17 @@ int pt_bus_open_image(const char *path, struct pt_bus **out, char *msg, size_t m
 
 		if (len == cap || !data) {
 			size_t ncap = data ? 2 * cap : cap;
-			char *n = realloc(data, ncap);
+			char *n;
+
+			if (data && cap >= IMG_MAX_BYTES) {
+				free(data);
+				close(fd);
+				snprintf(msg, msglen,
+					 "%s: larger than %u MiB, not a register image", path,
+					 IMG_MAX_BYTES >> 20);
+				return -EFBIG;
+			}
+			n = realloc(data, ncap);
 
 			if (!n) {
 				free(data);
