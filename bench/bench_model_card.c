@@ -56,15 +56,21 @@ struct framer {
 	unsigned left; /* items left of the open frame, 0 = none */
 };
 
+/* b holds the previous word of this bus on entry. */
 static void next_word(struct framer *f, struct ptm_bus_in *b, int src_pct, int dst_pct, int mvb)
 {
+	if (b->src_rdy && !b->dst_rdy) {
+		/* a held word is offered again until it moves */
+		b->dst_rdy = (uint8_t)((int)rnd(100) < dst_pct);
+		if (mvb)
+			b->mvb_dst_rdy = (uint8_t)(rnd(100) < 95);
+		return;
+	}
 	memset(b, 0, sizeof(*b));
 	b->src_rdy = (uint8_t)((int)rnd(100) < src_pct);
 	b->dst_rdy = (uint8_t)((int)rnd(100) < dst_pct);
 	if (!b->src_rdy)
 		return;
-	/* Assume the word moves when it is offered (the pattern table does
-	 * not model back pressure on the frame contents). */
 	for (unsigned r = 0; r < 2; r++) {
 		if (!f->left) {
 			if (rnd(4) == 0)
@@ -96,9 +102,15 @@ struct patterns {
 static void make_patterns(struct patterns *p)
 {
 	struct framer f[4] = {{0}, {0}, {0}, {0}};
+	memset(p, 0, sizeof(*p));
 	for (unsigned i = 0; i < NPAT; i++) {
 		struct ptm_pcie_in *in = &p->pcie[i];
-		memset(in, 0, sizeof(*in));
+		if (i) {
+			in->bus[0] = p->pcie[i - 1].bus[0];
+			in->bus[1] = p->pcie[i - 1].bus[1];
+			p->dma[i][0] = p->dma[i - 1][0];
+			p->dma[i][1] = p->dma[i - 1][1];
+		}
 		next_word(&f[0], &in->bus[0], 70, 95, 0);
 		next_word(&f[1], &in->bus[1], 45, 100, 0);
 		in->brake = (uint8_t)(rnd(8) == 0 ? 1u << rnd(6) : 0);
