@@ -17,12 +17,9 @@
  * model gets long batches of identical cycles.  Stalled and idle cycles do
  * not move the frame state and go after the moved words.
  *
- * One more exact identity shortens the walk: a word that only opens a
- * frame at region 0 (C->O), together with a word that only closes one in
- * the last region at item p (O->C), counts the same as a middle word plus
- * a word that closes at region 0, item p, and opens at region 1 (both
- * O->O): same words, frames, items and region cycles.  Back-to-back frames
- * whose ends fall on word boundaries then become two runs per slice.
+ * One more exact identity shortens the walk (see fold_pairs): frames that
+ * span two or more words and are followed by a gap would otherwise make
+ * the walk alternate between the closed and the open state once per frame.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -86,8 +83,8 @@ static void add_run(struct pte_mfb *a, const struct pte_pat *p, uint8_t kind, ui
 static struct pte_patent *find_or_add(struct pte_patent *t, unsigned *n, const struct pte_pat *p,
 				      int in, int out)
 {
-	for (unsigned i = 0; i < *n; i++)
-		if (pat_eq(&t[i], p, in, out))
+	for (unsigned i = *n; i-- > 0;)
+		if (t[i].p.sof == p->sof && t[i].p.eof == p->eof && pat_eq(&t[i], p, in, out))
 			return &t[i];
 	if (*n >= PTE_MAXPAT)
 		return NULL;
@@ -99,45 +96,45 @@ static struct pte_patent *find_or_add(struct pte_patent *t, unsigned *n, const s
 	return e;
 }
 
-/* Apply the C->O + O->C identity where it keeps the walk valid. */
+/*
+ * A word that only opens a frame at region 0 (X, C->O) and a later word
+ * that only closes it, at region i item p (Y, O->C), count exactly like a
+ * middle word (O->O) plus one word holding a whole frame from region 0 to
+ * region i, item p (C->C): same words, frames, items and region cycles.
+ * Applied to all such pairs but one when the walk would otherwise never
+ * reach the open state.
+ */
 static void fold_pairs(struct pte_mfb *a, int s0, int s1)
 {
-	if (a->R < 2)
-		return;
 	uint64_t co = 0;
 	for (unsigned i = 0; i < a->nent; i++)
 		if (!a->ent[i].in && a->ent[i].out)
 			co += a->ent[i].n;
-	/* A walk from C back to C only reaches O through a C->O word. */
 	uint64_t keep = (s0 == 0 && s1 == 0) ? 1 : 0;
-	uint32_t last = 1u << (a->R - 1);
 	for (unsigned i = 0; i < a->nent && co > keep; i++) {
-		struct pte_patent *x = &a->ent[i];
-		if (x->in || !x->out || x->p.sof != 1u || x->p.eof != 0 || x->n == 0)
+		if (a->ent[i].in || !a->ent[i].out || a->ent[i].p.sof != 1u ||
+		    a->ent[i].p.eof != 0 || a->ent[i].n == 0)
 			continue;
-		for (unsigned j = 0; j < a->nent && co > keep && x->n; j++) {
+		for (unsigned j = 0; j < a->nent && co > keep && a->ent[i].n; j++) {
 			struct pte_patent *y = &a->ent[j];
-			if (!y->in || y->out || y->p.sof != 0 || y->p.eof != last || y->n == 0)
+			if (!y->in || y->out || y->p.sof != 0 || y->n == 0 || !y->p.eof ||
+			    (y->p.eof & (y->p.eof - 1)))
 				continue;
-			uint64_t m = x->n < y->n ? x->n : y->n;
+			uint64_t m = a->ent[i].n < y->n ? a->ent[i].n : y->n;
 			if (m > co - keep)
 				m = co - keep;
-			struct pte_pat mid, z;
+			struct pte_pat mid, w;
 			memset(&mid, 0, sizeof(mid));
-			memset(&z, 0, sizeof(z));
-			z.eof = 1u;
-			z.pos[0] = y->p.pos[a->R - 1];
-			z.sof = 2u;
+			w = y->p;
+			w.sof = 1u;
 			if (a->nent + 2 > PTE_MAXPAT)
 				return;
 			struct pte_patent *em = find_or_add(a->ent, &a->nent, &mid, 1, 1);
-			struct pte_patent *ez = find_or_add(a->ent, &a->nent, &z, 1, 1);
+			struct pte_patent *ew = find_or_add(a->ent, &a->nent, &w, 0, 0);
 			em->n += m;
-			ez->n += m;
-			x = &a->ent[i];
-			y = &a->ent[j];
-			x->n -= m;
-			y->n -= m;
+			ew->n += m;
+			a->ent[i].n -= m;
+			a->ent[j].n -= m;
 			co -= m;
 		}
 	}
@@ -196,6 +193,17 @@ static void table_add(struct pte_mfb *a, const struct pte_pat *p, int in, int ou
 
 static void put(struct pte_mfb *a, const struct pte_pat *p, int in, int out, uint64_t n)
 {
+	if (a->recording) {
+		if (a->nrec < sizeof(a->rec) / sizeof(a->rec[0])) {
+			struct pte_patent *r = &a->rec[a->nrec++];
+			r->p = *p;
+			r->in = (uint8_t)in;
+			r->out = (uint8_t)out;
+			r->n = n;
+		} else {
+			a->recording = -1; /* too long to repeat */
+		}
+	}
 	uint64_t room = a->placed < a->S ? a->S - a->placed : 0;
 	uint64_t k = n < room ? n : room;
 
@@ -344,6 +352,46 @@ void pte_mfb_frames(struct pte_mfb *a, uint32_t items, uint64_t k)
 		a->t_frames += kb;
 		a->t_items += kb * items;
 		k -= kb;
+	}
+	/* Any other length: the start region of the frames repeats after
+	 * P = R / gcd(n mod R, R) frames, and so do their words.  Place one
+	 * frame (so that the word under construction is the steady one), record
+	 * one period, then repeat it as often as it fits in the slice. */
+	if (k > 2 + 2 * (uint64_t)R) {
+		unsigned x = (unsigned)(n % R), y = R;
+		while (y) {
+			unsigned t = x % y;
+			x = y;
+			y = t;
+		}
+		unsigned P = R / x;
+		pte_mfb_frame(a, items);
+		k--;
+		uint64_t before = a->placed;
+		a->recording = 1;
+		a->nrec = 0;
+		for (unsigned i = 0; i < P; i++)
+			pte_mfb_frame(a, items);
+		k -= P;
+		int ok = a->recording == 1 && a->placed <= a->S;
+		a->recording = 0;
+		uint64_t pw = a->placed - before;
+		if (ok && pw > 0 && a->nent + a->nrec <= PTE_MAXPAT) {
+			uint64_t reps = k / P, room = (a->S - a->placed) / pw;
+			if (reps > room)
+				reps = room;
+			if (reps) {
+				for (unsigned i = 0; i < a->nrec; i++)
+					table_add(a, &a->rec[i].p, a->rec[i].in, a->rec[i].out,
+						  a->rec[i].n * reps);
+				/* the table's end state is the period's end state */
+				a->tstate = a->rec[a->nrec - 1].out;
+				a->placed += reps * pw;
+				a->t_frames += reps * P;
+				a->t_items += reps * P * items;
+				k -= reps * P;
+			}
+		}
 	}
 	while (k--)
 		pte_mfb_frame(a, items);

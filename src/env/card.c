@@ -21,10 +21,16 @@
 #include <string.h>
 
 #include "env/env_priv.h"
+#ifdef PTE_STATS
+uint64_t pte_stat_runs[8];
+#endif
 
 #define MAX_RUNS_PER_ENT 8
 #define READS_PER_GROUP 32
 #define PORT_QUEUE 256
+#ifndef PTE_SLICE_MAX
+#define PTE_SLICE_MAX 1024
+#endif
 
 /* ---- random numbers (xoshiro256**) ------------------------------------- */
 
@@ -157,6 +163,10 @@ struct ep {
 	uint64_t notready;
 	struct evq rel, rdy;
 	uint64_t stored, reserved;
+	uint64_t push_budget, push_done, push_d_next; /* bytes towards the DMA, this slice */
+	int push_held;
+	uint64_t held_from;
+	uint64_t slice_len;
 	unsigned cplh_used;
 	struct ent *pool;
 	unsigned *freel, nfree;
@@ -718,8 +728,76 @@ static void apply_releases(struct ep *e, int64_t now, int64_t T0)
 	}
 }
 
+
+static uint32_t st_free(const struct ep *e)
+{
+	return (uint32_t)(e->info.stfifo_words > e->stored ? e->info.stfifo_words - e->stored : 0);
+}
+
+/*
+ * Stored completions go to the asynchronous FIFOs of their ports, at most
+ * one RC-wide word per PCIe cycle.
+ * The FIFOs hold down_fifo_words/headers plus what the DMA side takes in
+ * the next slice.  When the FIFO of the port of the next completion has no
+ * room, the PTC holds the stream: BRAKE 4 when the data FIFO is full, 5
+ * when the header FIFO is, from then to the end of the slice.
+ */
+static void push_progress(struct ep *e, uint64_t t)
+{
+	if (t > e->slice_len)
+		t = e->slice_len;
+	if (!e->st.n || e->push_held >= 0)
+		return;
+	uint64_t allowed = e->push_budget * t / e->slice_len;
+	int moved = 0;
+	while (e->st.n && e->push_done < allowed) {
+		struct frun *f = &e->st.q[e->st.head];
+		struct port *pt = &e->port[f->port];
+		double rho = e->cfg->port[f->port].down_ready;
+		uint64_t drain = (uint64_t)((double)e->push_d_next * rho);
+		uint64_t capw = e->cfg->down_fifo_words + drain;
+		uint64_t caph = e->cfg->down_fifo_headers + drain * e->R_dn;
+		uint64_t w = cdiv32(f->bytes, e->dn_word);
+		uint64_t roomw = capw > pt->af_words ? capw - pt->af_words : 0;
+		uint64_t roomh = caph > pt->af_hdrs ? caph - pt->af_hdrs : 0;
+		uint64_t k = f->count;
+		if (k > roomw / w)
+			k = roomw / w;
+		if (k > roomh)
+			k = roomh;
+		uint64_t kb = (allowed - e->push_done) / f->bytes + 1;
+		if (k > kb)
+			k = kb;
+		if (k == 0) {
+			e->push_held = roomw < w ? 4 : 5;
+			e->held_from = t;
+			break;
+		}
+		fq_push(&pt->afifo, f->port, f->bytes, k);
+		pt->af_words += k * w;
+		pt->af_hdrs += k;
+		uint64_t sw = k * cdiv32(f->bytes, e->rc_word);
+		e->stored -= sw < e->stored ? sw : e->stored;
+		e->push_done += k * f->bytes;
+		moved = 1;
+		f->count -= k;
+		if (f->count == 0) {
+			e->st.head = (e->st.head + 1) % e->st.cap;
+			e->st.n--;
+		}
+	}
+	if (moved)
+		lvl_set(&e->stl, t, st_free(e));
+}
+
+#ifdef PTE_STATS
+extern uint64_t pte_stat_runs[8];
+#endif
 static void rc_step(struct ep *e, int64_t T0, uint64_t S, int rq_active)
 {
+#ifdef PTE_STATS
+	pte_stat_runs[6]++;
+#endif
 	struct pte_truth *tr = &e->truth;
 	uint64_t trc = pte_mfb_used(&e->rc);
 	int64_t now = T0 + (int64_t)trc;
@@ -767,15 +845,15 @@ static void rc_step(struct ep *e, int64_t T0, uint64_t S, int rq_active)
 		if (k > cr->count)
 			k = cr->count;
 	}
+	push_progress(e, trc);
 	pte_mfb_frames(&e->rc, items, k);
 	e->dn_link_t = lt0 + L * (double)k;
 	uint64_t words = (uint64_t)k * cdiv32(bytes, e->rc_word);
 	e->stored += words;
 	e->reserved -= words;
-	lvl_set(&e->stl, pte_mfb_used(&e->rc) < S ? pte_mfb_used(&e->rc) : S,
-		(uint32_t)(e->info.stfifo_words > e->stored + 0 ? e->info.stfifo_words - e->stored
-								   : 0));
+	lvl_set(&e->stl, trc < S ? trc : S, st_free(e));
 	fq_push(&e->st, x->port, bytes, k);
+	push_progress(e, pte_mfb_used(&e->rc));
 	tr->pcie[PTE_RC].bytes += k * (bytes + e->info.rc_header_bytes);
 	tr->read_bytes += k * bytes;
 	cr->count -= (uint32_t)k;
@@ -789,6 +867,46 @@ static void rc_step(struct ep *e, int64_t T0, uint64_t S, int rq_active)
 	tr->reads += x->reads;
 	e->freel[e->nfree++] = (unsigned)e->rc_cur;
 	e->rc_cur = -1;
+}
+
+
+/* The TLPs of one read request and their completions, when every request
+ * of the group splits the same way (aligned, no 4 KiB crossing, same
+ * offset to the host's completion boundaries). */
+static int uniform_read(const struct ep *e, const struct req *r, unsigned *ntlp,
+			struct cpl_run *cr, unsigned *ncr, uint32_t *need_w, uint32_t *cplh)
+{
+	if (r->off || r->size > r->stride || 4096u % r->stride || r->addr % r->stride)
+		return 0;
+	if (r->stride % e->hcpl && !(e->hcpl % r->stride == 0 && r->size <= e->info.mrrs))
+		return 0;
+	*ntlp = 0;
+	*ncr = 0;
+	*need_w = 0;
+	*cplh = 0;
+	for (uint32_t off = 0; off < r->size;) {
+		uint32_t c = r->size - off < e->info.mrrs ? r->size - off : e->info.mrrs;
+		uint64_t a = r->addr + off;
+		struct cpl_run t[4];
+		unsigned n = cpl_split(e, a, c, t);
+		for (unsigned i = 0; i < n; i++) {
+			unsigned j;
+			for (j = 0; j < *ncr; j++)
+				if (cr[j].bytes == t[i].bytes)
+					break;
+			if (j == *ncr) {
+				if (*ncr == MAX_RUNS_PER_ENT)
+					return 0;
+				cr[(*ncr)++] = (struct cpl_run){ t[i].bytes, 0 };
+			}
+			cr[j].count += t[i].count;
+			*need_w += t[i].count * cdiv32(t[i].bytes, e->rc_word);
+		}
+		*cplh += cdiv32((a % e->info.rcb) + c, e->info.rcb);
+		(*ntlp)++;
+		off += c;
+	}
+	return 1;
 }
 
 static int link_wait(struct ep *e, int64_t now, uint64_t *wait)
@@ -824,6 +942,9 @@ static void link_send(struct ep *e, int64_t now, uint32_t bytes, uint64_t k)
 
 static void rq_step(struct ep *e, int64_t T0, uint64_t S)
 {
+#ifdef PTE_STATS
+	pte_stat_runs[7]++;
+#endif
 	struct pte_truth *tr = &e->truth;
 	uint64_t trq = pte_mfb_used(&e->rq);
 	int64_t now = T0 + (int64_t)trq;
@@ -831,6 +952,7 @@ static void rq_step(struct ep *e, int64_t T0, uint64_t S)
 	uint64_t wait;
 
 	apply_releases(e, now, T0);
+	push_progress(e, trq);
 	if (!r) {
 		pte_mfb_flush(&e->rq);
 		pte_mfb_idle(&e->rq, S - pte_mfb_used(&e->rq));
@@ -889,6 +1011,9 @@ static void rq_step(struct ep *e, int64_t T0, uint64_t S)
 					until = (uint64_t)(e->rel.q[e->rel.head].t - T0);
 			} else if (reason == 1 && e->rdy.n) {
 				until = (uint64_t)(e->rdy.q[e->rdy.head].t - T0);
+			} else if (reason == 2 && e->push_held < 0) {
+				/* completions come in and leave towards the DMA */
+				until = trc < S ? trc : S;
 			}
 			if (until <= trq)
 				until = trq + 1;
@@ -909,61 +1034,131 @@ static void rq_step(struct ep *e, int64_t T0, uint64_t S)
 			pte_mfb_stall(&e->rq, wait < S - trq ? wait : S - trq);
 			return;
 		}
-		/* identical reads that need nothing else can go as one group */
-		uint64_t k = 1;
-		if (r->off == 0 && chunk == r->size && r->size <= r->stride &&
-		    4096u % r->stride == 0 &&
-		    (r->stride % e->hcpl == 0 || (e->hcpl % r->stride == 0))) {
-			k = r->count < READS_PER_GROUP ? r->count : READS_PER_GROUP;
-			uint64_t lim2 = freet - e->notready;
+		uint32_t hdr = e->info.rq_header_bytes;
+		unsigned m;
+		struct cpl_run ur[MAX_RUNS_PER_ENT];
+		unsigned nur;
+		uint32_t uw, uh;
+		uint64_t k = 0;
+		if (uniform_read(e, r, &m, ur, &nur, &uw, &uh)) {
+			/* identical requests that all fit go as one group */
+			k = r->count;
+			if (k > (READS_PER_GROUP + m - 1) / m)
+				k = (READS_PER_GROUP + m - 1) / m;
+			uint64_t lim2 = (freet - e->notready) / m;
 			if (k > lim2)
 				k = lim2;
-			lim2 = (e->info.stfifo_words - e->stored - e->reserved) / need_w;
+			lim2 = (e->info.stfifo_words - e->stored - e->reserved) / uw;
 			if (k > lim2)
 				k = lim2;
 			if (e->info.cpl_headers) {
-				lim2 = (e->info.cpl_headers - e->cplh_used) / cplh;
+				lim2 = (e->info.cpl_headers - e->cplh_used) / uh;
 				if (k > lim2)
 					k = lim2;
 			}
-			if (e->nfree == 0 || k == 0)
-				k = 1;
 		}
 		if (e->nfree == 0)
 			abort(); /* the pool has one entry per tag */
 		unsigned xi = e->freel[--e->nfree];
 		struct ent *x = &e->pool[xi];
 		int64_t lat = draw_latency(e);
-		uint32_t hdr = e->info.rq_header_bytes;
-		pte_mfb_frames(&e->rq, items_of(e, hdr), k);
-		link_send(e, now, hdr, k);
-		x->t_arr = T0 + (int64_t)pte_mfb_used(&e->rq) + lat;
-		x->reads = (uint32_t)k;
-		x->tags = (uint32_t)k;
-		x->cplh = (uint32_t)(k * cplh);
-		x->res_words = (uint32_t)(k * need_w);
+		uint64_t tlps = 0;
 		x->port = r->port;
-		x->nrun = (uint8_t)ncr;
-		x->cur = 0;
-		for (unsigned i = 0; i < ncr; i++)
-			x->run[i] = (struct cpl_run){ cr[i].bytes, (uint32_t)(cr[i].count * k) };
-		heap_push(e, xi);
-		e->tags_used += (unsigned)k;
-		e->cplh_used += (unsigned)(k * cplh);
-		e->reserved += k * need_w;
-		lvl_set(&e->tagl, trq, e->tags_pool - e->tags_used);
-		tr->pcie[PTE_RQ].bytes += k * hdr;
-		tr->read_latency_sum_ns += (double)k * (double)lat * e->ns_per_cycle;
-		r->off += chunk;
-		if (k > 1)
-			r->off = r->size;
-		if (k > 1) {
-			/* k whole requests */
-			r->count -= k - 1;
-			r->addr += (k - 1) * r->stride;
-			e->ptc.reqs -= k - 1;
-			e->consumed_reqs += k - 1;
+		if (k) {
+			tlps = k * m;
+			x->nrun = (uint8_t)nur;
+			for (unsigned i = 0; i < nur; i++)
+				x->run[i] = (struct cpl_run){ ur[i].bytes, (uint32_t)(ur[i].count * k) };
+			x->cplh = (uint32_t)(k * uh);
+			x->res_words = (uint32_t)(k * uw);
+			e->tags_used += (unsigned)tlps;
+			e->cplh_used += x->cplh;
+			e->reserved += x->res_words;
+			r->count -= k;
+			r->addr += k * r->stride;
+			e->ptc.reqs -= k;
+			e->consumed_reqs += k;
+			if (r->count == 0)
+				reqq_pop(&e->ptc);
+		} else {
+			/* TLP by TLP while every resource lasts: one burst */
+			x->nrun = 0;
+			x->cplh = 0;
+			x->res_words = 0;
+			for (;;) {
+				if (tlps) {
+					a = r->addr + r->off;
+					rest = r->size - r->off;
+					chunk = rest < e->info.mrrs ? rest : e->info.mrrs;
+					to4k = 4096u - (uint32_t)(a % 4096u);
+					if (chunk > to4k)
+						chunk = to4k;
+					ncr = cpl_split(e, a, chunk, cr);
+					need_w = 0;
+					for (unsigned i = 0; i < ncr; i++)
+						need_w += cr[i].count * cdiv32(cr[i].bytes, e->rc_word);
+					cplh = cdiv32((a % e->info.rcb) + chunk, e->info.rcb);
+					unsigned fr = e->tags_pool - e->tags_used;
+					if (fr <= e->notready ||
+					    e->stored + e->reserved + need_w > e->info.stfifo_words ||
+					    (e->info.cpl_headers &&
+					     e->cplh_used + cplh > e->info.cpl_headers))
+						break;
+				}
+				struct cpl_run mr[MAX_RUNS_PER_ENT];
+				unsigned nm = x->nrun, ok = 1;
+				memcpy(mr, x->run, sizeof(mr));
+				for (unsigned i = 0; i < ncr && ok; i++) {
+					unsigned j;
+					for (j = 0; j < nm; j++)
+						if (mr[j].bytes == cr[i].bytes)
+							break;
+					if (j == nm) {
+						if (nm == MAX_RUNS_PER_ENT) {
+							ok = 0;
+							break;
+						}
+						mr[nm++] = (struct cpl_run){ cr[i].bytes, 0 };
+					}
+					mr[j].count += cr[i].count;
+				}
+				if (!ok)
+					break;
+				memcpy(x->run, mr, sizeof(mr));
+				x->nrun = (uint8_t)nm;
+				e->tags_used++;
+				e->cplh_used += cplh;
+				e->reserved += need_w;
+				x->cplh += cplh;
+				x->res_words += need_w;
+				tlps++;
+				r->off += chunk;
+				if (r->off >= r->size) {
+					r->off = 0;
+					r->count--;
+					r->addr += r->stride;
+					e->ptc.reqs--;
+					e->consumed_reqs++;
+					if (r->count == 0) {
+						reqq_pop(&e->ptc);
+						break;
+					}
+				}
+				if (tlps >= READS_PER_GROUP)
+					break;
+			}
 		}
+		pte_mfb_frames(&e->rq, items_of(e, hdr), tlps);
+		link_send(e, now, hdr, tlps);
+		x->t_arr = T0 + (int64_t)pte_mfb_used(&e->rq) + lat;
+		x->reads = (uint32_t)tlps;
+		x->tags = (uint32_t)tlps;
+		x->cur = 0;
+		heap_push(e, xi);
+		lvl_set(&e->tagl, trq, e->tags_pool - e->tags_used);
+		tr->pcie[PTE_RQ].bytes += tlps * hdr;
+		tr->read_latency_sum_ns += (double)tlps * (double)lat * e->ns_per_cycle;
+		return;
 	}
 	if (r->off >= r->size) {
 		r->off = 0;
@@ -974,58 +1169,6 @@ static void rq_step(struct ep *e, int64_t T0, uint64_t S)
 		if (r->count == 0)
 			reqq_pop(&e->ptc);
 	}
-}
-
-/* Stored completions go to the asynchronous FIFOs of their ports.  The
- * PTC holds the stream (BRAKE 4 on the data, 5 on the headers) when the
- * FIFO of the port of the next completion has no room. */
-static void push_down(struct ep *e, uint64_t S, uint64_t d_next)
-{
-	uint64_t budget = S * e->rc_word, pushed = 0;
-	int held = -1;
-
-	while (e->st.n) {
-		struct frun *f = &e->st.q[e->st.head];
-		struct port *pt = &e->port[f->port];
-		double rho = e->cfg->port[f->port].down_ready;
-		uint64_t drain = (uint64_t)((double)d_next * rho);
-		uint64_t capw = e->cfg->down_fifo_words + drain;
-		uint64_t caph = e->cfg->down_fifo_headers + drain * e->R_dn;
-		uint64_t w = cdiv32(f->bytes, e->dn_word);
-		uint64_t roomw = capw > pt->af_words ? capw - pt->af_words : 0;
-		uint64_t roomh = caph > pt->af_hdrs ? caph - pt->af_hdrs : 0;
-		uint64_t k = f->count;
-		if (k > roomw / w)
-			k = roomw / w;
-		if (k > roomh)
-			k = roomh;
-		if (pushed >= budget)
-			break;
-		uint64_t kb = (budget - pushed) / f->bytes + 1;
-		if (k > kb)
-			k = kb;
-		if (k == 0) {
-			held = roomw < w ? 4 : 5;
-			break;
-		}
-		fq_push(&pt->afifo, f->port, f->bytes, k);
-		pt->af_words += k * w;
-		pt->af_hdrs += k;
-		e->stored -= k * cdiv32(f->bytes, e->rc_word);
-		pushed += k * f->bytes;
-		f->count -= k;
-		if (f->count == 0) {
-			e->st.head = (e->st.head + 1) % e->st.cap;
-			e->st.n--;
-		}
-	}
-	if (held >= 0) {
-		uint64_t busy = (pushed + e->rc_word - 1) / e->rc_word;
-		if (busy < S)
-			e->brake[held] += S - busy;
-	}
-	e->stl.cur = (uint32_t)(e->info.stfifo_words > e->stored ? e->info.stfifo_words - e->stored
-								  : 0);
 }
 
 static void brake_runs(struct ep *e, uint64_t S)
@@ -1063,6 +1206,11 @@ static void pcie_slice(struct pte_card *c, struct ep *e, uint64_t S, uint64_t d_
 	struct pte_truth *tr = &e->truth;
 
 	memset(e->brake, 0, sizeof(e->brake));
+	e->push_budget = S * e->rc_word;
+	e->push_done = 0;
+	e->push_d_next = d_next;
+	e->push_held = -1;
+	e->slice_len = S;
 	pte_mfb_begin(&e->rq, S);
 	pte_mfb_begin(&e->rc, S);
 	lvl_begin(&e->tagl);
@@ -1081,6 +1229,9 @@ static void pcie_slice(struct pte_card *c, struct ep *e, uint64_t S, uint64_t d_
 		}
 		apply_releases(e, T0 + (int64_t)S - 1, T0);
 	}
+	push_progress(e, S);
+	if (e->push_held >= 0 && e->held_from < S)
+		e->brake[e->push_held] += S - e->held_from;
 	double tags_area = (double)(e->tags_used) * (double)S;
 	tr->tags_in_use_sum += tags_area;
 	uint64_t w0 = e->rq.t_words, w1 = e->rc.t_words;
@@ -1092,9 +1243,6 @@ static void pcie_slice(struct pte_card *c, struct ep *e, uint64_t S, uint64_t d_
 	tr->pcie[PTE_RC].stall += e->rc.stall;
 	lvl_end(&e->tagl, S, tr->tags_band);
 	lvl_end(&e->stl, S, tr->stfifo_band);
-	/* the level after the push counts from the next slice on */
-	if (e->info.link_up)
-		push_down(e, S, d_next);
 	brake_runs(e, S);
 	if (e->tagl.min < tr->tags_free_min)
 		tr->tags_free_min = e->tagl.min;
@@ -1184,8 +1332,29 @@ static void drive(struct pte_card *c, struct sig *g, unsigned ng, uint64_t S, in
 	}
 }
 
+#ifdef PTE_STATS
+uint64_t pte_stat_slices;
+#endif
+
 static void emit_pcie(struct pte_card *c, struct ep *e, uint64_t S)
 {
+#ifdef PTE_STATS
+	pte_stat_runs[0] += e->rq.nrun;
+	pte_stat_runs[1] += e->rc.nrun;
+	pte_stat_runs[2] += e->nbrA + e->nbrB;
+	pte_stat_runs[3] += e->tagl.nrun + e->stl.nrun;
+	pte_stat_runs[4] += e->port[0].up.nrun + e->port[0].upv.nrun;
+	pte_stat_runs[5] += e->port[0].down.nrun + e->port[0].downv.nrun;
+	pte_stat_slices++;
+	if (pte_stat_slices == 3000) {
+		for (unsigned i = 0; i < e->rc.nrun; i++) {
+			const struct pte_run *r = &e->rc.run[i];
+			const struct pte_pat *p = &e->rc.pat[r->idx];
+			fprintf(stderr, "run %u len %u kind %u sof %x eof %x pos %u %u\n", i, r->len,
+				r->kind, r->kind ? 0 : p->sof, r->kind ? 0 : p->eof, p->pos[0], p->pos[1]);
+		}
+	}
+#endif
 	struct sig g[6];
 	memset(g, 0, sizeof(g));
 	g[0] = (struct sig){ e->rq.run, NULL, e->rq.nrun, 0, 0, 0, &e->rq, &e->in.bus[0] };
@@ -1528,8 +1697,8 @@ int pte_card_open(const char *spec, struct pte_card **out, char *msg, size_t msg
 	c->dma_khz = (uint64_t)llround(c->sc.dma_mhz * 1e3);
 	c->mi_khz = (uint64_t)llround(c->sc.mi_mhz * 1e3);
 	c->slice = c->sc.g.drain_period / 4;
-	if (c->slice > 512)
-		c->slice = 512;
+	if (c->slice > PTE_SLICE_MAX)
+		c->slice = PTE_SLICE_MAX;
 	if (c->slice < 16)
 		c->slice = 16;
 	for (unsigned i = 0; i < c->neps; i++) {

@@ -125,6 +125,10 @@ struct pte_mfb {
 	struct pte_patent carry[PTE_MAXPAT];
 	unsigned ncarry;
 	uint64_t carry_stall;
+	/* one period of identical frames, recorded to be repeated */
+	struct pte_patent rec[2 * PTM_MAX_REGIONS + 4];
+	unsigned nrec;
+	int recording;
 	/* runs of the slice and the patterns they name */
 	struct pte_run *run;
 	struct pte_pat *pat;

@@ -37,7 +37,7 @@ static const struct preset presets[] = {
 	  "[dma]\nread_gbps = max\nread_size = 64\nwrite_gbps = 0\n" },
 	{ "tx-1500B", "card reads 1500 B packets from host memory as fast as it can",
 	  "[card]\nname = tx-1500B\n"
-	  "[dma]\nread_gbps = max\nread_size = 1500\nwrite_gbps = 0\n" },
+	  "[dma]\nread_gbps = max\nread_size = 1500\nalign = 2048\nwrite_gbps = 0\n" },
 	{ "tx-4K", "card reads 4 KiB blocks through a 4-region DMA bus, the RC bus limits",
 	  "[card]\nname = tx-4K\n"
 	  "[generics]\nDMA_UP_MFB_REGIONS = 4\nDMA_DOWN_MFB_REGIONS = 4\n"
