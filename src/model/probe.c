@@ -659,14 +659,20 @@ void ptm_probe_clk(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t
 		asfifo_wr_edge(&p->fifo, arst, wr_en, &p->wr_data, &dropped);
 	else
 		asfifo_wr_idle_edge(&p->fifo);
+	/* A reset that lands inside a sweep: fifo_wr_en is still 1 at the
+	 * reset edge, but the FIFO is already in reset (WR_FULL = 1) and the
+	 * reset clears fifo_ovf.  The spec (trace-format.md) counts no write
+	 * attempt in reset ("X never comes from reset"): the delta is simply
+	 * part of what the reset discards. */
+	const int wr_seen = wr_en && !pr;
 	if (out) {
-		out->wr_en = (uint8_t)wr_en;
-		out->wr_dropped = (uint8_t)dropped;
+		out->wr_en = (uint8_t)wr_seen;
+		out->wr_dropped = (uint8_t)(wr_seen && dropped);
 		out->wr_index = p->wr_data.index;
 		out->wr_delta = p->wr_data.delta;
 		out->fifo_flushed = flushed;
 	}
-	if (wr_en) {
+	if (wr_seen) {
 		p->st.writes++;
 		p->st.dropped += (uint64_t)dropped;
 	}

@@ -231,7 +231,10 @@ static void random_generics(struct pgen *pg)
 	pg->mi_per_clk = 1 + rndn(3);
 }
 
-static void conservation_one(const struct pgen *pg, unsigned traffic_edges)
+/* with_mi_reset: MI_RESET is asserted in the middle of the traffic; the
+ * probe, its counters and its FIFO restart, and the count starts again
+ * after the reset window the spec gives (3 CLK edges after it falls). */
+static void conservation_one(const struct pgen *pg, unsigned traffic_edges, int with_mi_reset)
 {
 	const struct ptm_probe_generics *g = &pg->g;
 	char msg[256];
@@ -254,6 +257,11 @@ static void conservation_one(const struct pgen *pg, unsigned traffic_edges)
 	struct ptm_probe_info info;
 	ptm_probe_info(p, &info);
 	unsigned stall_pct = rndn(60), idle_pct = rndn(40), brake_pct = rndn(50);
+	/* MI_RESET = 1 on the MI edges after CLK edges mr_a..mr_b, so CLK
+	 * edges mr_a+1 .. mr_b+4 are reset edges */
+	const uint64_t mr_a = with_mi_reset ? reset_edges + traffic_edges / 2 : UINT64_MAX - 8;
+	const uint64_t mr_b = mr_a + rndn(5);
+	uint64_t flushed_before = 0;
 
 	/* idle until the last sweep has written all its deltas */
 	for (uint64_t n = 0; n < reset_edges + traffic_edges + idle_edges ||
@@ -261,12 +269,18 @@ static void conservation_one(const struct pgen *pg, unsigned traffic_edges)
 	     n++, edge++) {
 		int rst = n < reset_edges;
 		/* the probe is also in reset at edges 0..2 after power-up */
-		int held = rst || n <= 2;
+		int held = rst || n <= 2 || (n >= mr_a + 1 && n <= mr_b + 4);
 		/* quirk: MVB handshake registers are not reset, so the MVB
 		 * activity of the last reset edge is counted */
-		const uint64_t last_held = reset_edges - 1 > 2 ? reset_edges - 1 : 2;
+		const uint64_t last_held = with_mi_reset ? mr_b + 4
+					   : reset_edges - 1 > 2 ? reset_edges - 1 : 2;
+		if (n > reset_edges)
+			assert_int_equal(ptm_probe_in_reset(p), held);
 		int traffic = !rst && n < reset_edges + traffic_edges;
-		int closing = traffic && n >= reset_edges + traffic_edges - 64;
+		/* frames close before the traffic ends and before the MI reset
+		 * (the probe forgets an open frame when it is reset) */
+		int closing = traffic && (n >= reset_edges + traffic_edges - 64 ||
+					  (n + 400 >= mr_a && n <= mr_b + 4));
 		uint32_t brake = 0;
 		memset(in, 0, sizeof(in));
 		for (unsigned b = 0; b < B; b++) {
@@ -328,10 +342,27 @@ static void conservation_one(const struct pgen *pg, unsigned traffic_edges)
 			ticks++;
 			last_tick = edge;
 		}
-		assert_false(co.wr_dropped);
+		if (co.wr_dropped)
+			fail_msg("delta dropped at edge %llu (MI reset %llu..%llu, last tick %llu, dp %u)",
+				 (unsigned long long)edge, (unsigned long long)mr_a,
+				 (unsigned long long)mr_b, (unsigned long long)last_tick, g->drain_period);
+		const int mi_rst = n >= mr_a && n <= mr_b;
+		if (n == mr_a) {
+			for (unsigned b = 0; b < B; b++)
+				assert_true(!fr[b].remaining && !fr[b].have_word);
+			/* everything counted so far is discarded */
+			struct ptm_probe_stats st;
+			ptm_probe_stats(p, &st);
+			flushed_before = st.flushed;
+			memset(&ref, 0, sizeof(ref));
+			memset(sum, 0, ch * sizeof(*sum));
+			pops = 0;
+			ticks = 0;
+		}
 		for (unsigned i = 0; i < pg->mi_per_clk; i++) {
 			struct ptm_probe_mi_out mo;
-			ptm_probe_mi_clk(p, 0, 0, 1, &mo);
+			ptm_probe_mi_clk(p, mi_rst, 0, 1, &mo);
+			assert_true(!mi_rst || !mo.vld);
 			if (mo.vld) {
 				assert_true(mo.index < ch);
 				sum[mo.index] += mo.delta;
@@ -346,6 +377,13 @@ static void conservation_one(const struct pgen *pg, unsigned traffic_edges)
 			sum[mo.index] += mo.delta;
 			pops++;
 		}
+	}
+	if (with_mi_reset) {
+		/* a sweep every DRAIN_PERIOD edges keeps the FIFO busy, so
+		 * the reset usually hits deltas in flight */
+		struct ptm_probe_stats st;
+		ptm_probe_stats(p, &st);
+		assert_true(st.flushed >= flushed_before);
 	}
 	struct ptm_probe_mi_out fl;
 	ptm_probe_tx(p, &fl);
@@ -380,7 +418,7 @@ static void test_conservation(void **state)
 	for (unsigned i = 0; i < 40; i++) {
 		struct pgen pg;
 		random_generics(&pg);
-		conservation_one(&pg, 2000 + rndn(6000));
+		conservation_one(&pg, 2000 + rndn(6000), i % 3 == 2);
 	}
 }
 
@@ -392,11 +430,12 @@ static void test_conservation_fixed(void **state)
 	struct pgen pg = { .g = { .buses = 2, .regions = 2, .region_items = { 8, 8 },
 				  .eof_pos_width = 3, .brakes = 14, .drain_period = 4096 },
 			   .mi_per_clk = 1 };
-	conservation_one(&pg, 20000);
+	conservation_one(&pg, 20000, 0);
+	conservation_one(&pg, 20000, 1);
 	struct pgen pg2 = { .g = { .buses = 4, .regions = 4, .region_items = { 3, 5, 7, 16 },
 				   .eof_pos_width = 4, .brakes = 14, .drain_period = 128 },
 			    .mi_per_clk = 2 };
-	conservation_one(&pg2, 5000);
+	conservation_one(&pg2, 5000, 1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -463,13 +502,14 @@ static void lockstep(ptm_probe *a, ptm_probe *b, const struct ptm_probe_generics
 		assert_memory_equal(&ca, &cb, sizeof(ca));
 		unsigned mi = rndn(3);
 		int fl = rndn(300) == 0;
+		int mr = rndn(400) == 0;
 		for (unsigned k = 0; k < mi; k++) {
 			struct ptm_probe_mi_out ma, mb;
 			memset(&ma, 0, sizeof(ma));
 			memset(&mb, 0, sizeof(mb));
 			int rd = rndn(10) != 0;
-			ptm_probe_mi_clk(a, 0, fl, rd, &ma);
-			ptm_probe_mi_clk(b, 0, fl, rd, &mb);
+			ptm_probe_mi_clk(a, mr, fl, rd, &ma);
+			ptm_probe_mi_clk(b, mr, fl, rd, &mb);
 			assert_memory_equal(&ma, &mb, sizeof(ma));
 		}
 	}
@@ -504,13 +544,13 @@ static void test_batch_equals_single(void **state)
 			assert_int_equal(ticks, t1);
 			assert_same_stats(a, b);
 			/* MI batch against single MI edges */
-			int rd = rndn(4) != 0, fl = rndn(2);
+			int rd = rndn(4) != 0, fl = rndn(2), mr = rndn(8) == 0;
 			uint64_t m = rndn(3) == 0 ? rndn(6) : rndn(200);
 			struct ptm_probe_mi_out la = { 0 }, lb = { 0 };
-			uint64_t pa = ptm_probe_mi_clk_batch(a, 0, fl, rd, m, &la), pb = 0;
+			uint64_t pa = ptm_probe_mi_clk_batch(a, mr, fl, rd, m, &la), pb = 0;
 			for (uint64_t i = 0; i < m; i++) {
 				struct ptm_probe_mi_out mo;
-				ptm_probe_mi_clk(b, 0, fl, rd, &mo);
+				ptm_probe_mi_clk(b, mr, fl, rd, &mo);
 				if (mo.vld) {
 					pb++;
 					lb = mo;
