@@ -36,6 +36,9 @@ double pte_card_now(const struct pte_card *c);
  * clock cycles of simulated time). */
 uint32_t pte_card_mi_read(struct pte_card *c, uint32_t addr);
 void pte_card_mi_write(struct pte_card *c, uint32_t addr, uint32_t data);
+/* n consecutive words from addr as one burst of back-to-back MI reads
+ * (the MI bus is pipelined: n + 2 MI cycles). */
+void pte_card_mi_read_block(struct pte_card *c, uint32_t addr, uint32_t *buf, size_t n);
 
 ptm_model *pte_card_model(struct pte_card *c);
 

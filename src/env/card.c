@@ -85,6 +85,7 @@ struct cpl_run {
 struct ent {
 	int64_t t_arr;
 	uint32_t reads, tags, cplh, res_words;
+	uint32_t frames, frames_done, tags_rel, cplh_rel; /* tags come back TLP by TLP */
 	uint8_t port, nrun, cur;
 	struct cpl_run run[MAX_RUNS_PER_ENT];
 };
@@ -857,14 +858,26 @@ static void rc_step(struct ep *e, int64_t T0, uint64_t S, int rq_active)
 	tr->pcie[PTE_RC].bytes += k * (bytes + e->info.rc_header_bytes);
 	tr->read_bytes += k * bytes;
 	cr->count -= (uint32_t)k;
+	/* A tag comes back with the last completion of its read: release
+	 * them in proportion to the completions received. */
+	x->frames_done += (uint32_t)k;
+	int64_t tnow = T0 + (int64_t)pte_mfb_used(&e->rc);
+	uint32_t tg = (uint32_t)((uint64_t)x->tags * x->frames_done / x->frames);
+	uint32_t ch = (uint32_t)((uint64_t)x->cplh * x->frames_done / x->frames);
+	if (cr->count == 0 && x->cur + 1 == x->nrun) {
+		tg = x->tags;
+		ch = x->cplh;
+	}
+	if (tg > x->tags_rel || ch > x->cplh_rel) {
+		evq_push(&e->rel, tnow, tg - x->tags_rel, ch - x->cplh_rel);
+		tr->reads += tg - x->tags_rel;
+		x->tags_rel = tg;
+		x->cplh_rel = ch;
+	}
 	if (cr->count)
 		return;
 	if (++x->cur < x->nrun)
 		return;
-	/* the read group is complete: its tags and credits come back */
-	int64_t tdone = T0 + (int64_t)pte_mfb_used(&e->rc);
-	evq_push(&e->rel, tdone, x->tags, x->cplh);
-	tr->reads += x->reads;
 	e->freel[e->nfree++] = (unsigned)e->rc_cur;
 	e->rc_cur = -1;
 }
@@ -1154,6 +1167,10 @@ static void rq_step(struct ep *e, int64_t T0, uint64_t S)
 		x->reads = (uint32_t)tlps;
 		x->tags = (uint32_t)tlps;
 		x->cur = 0;
+		x->frames = 0;
+		for (unsigned i = 0; i < x->nrun; i++)
+			x->frames += x->run[i].count;
+		x->frames_done = x->tags_rel = x->cplh_rel = 0;
 		heap_push(e, xi);
 		lvl_set(&e->tagl, trq, e->tags_pool - e->tags_used);
 		tr->pcie[PTE_RQ].bytes += tlps * hdr;
@@ -1487,9 +1504,24 @@ static void catch_up(struct pte_card *c)
 	advance_to(c, t);
 }
 
+/* A host access reaches the MI bus after the PCIe transaction time: the
+ * card runs meanwhile (and a STATUS read after a COMMAND write sees the
+ * command started, as on a real card). */
+static void access_delay(struct pte_card *c, double ns)
+{
+	uint64_t n = (uint64_t)llround(ns * 1e-9 * (double)c->mi_khz * 1e3);
+	if (n) {
+		ptm_mi_idle_edges(c->m, 0, n);
+		c->batches++;
+		c->mi_done += n;
+		catch_up(c);
+	}
+}
+
 uint32_t pte_card_mi_read(struct pte_card *c, uint32_t addr)
 {
 	struct ptm_mi_in in;
+	access_delay(c, c->sc.mmio_read_ns);
 	struct ptm_mi_out out;
 	memset(&in, 0, sizeof(in));
 	memset(&out, 0, sizeof(out));
@@ -1506,10 +1538,35 @@ uint32_t pte_card_mi_read(struct pte_card *c, uint32_t addr)
 	return out.drd;
 }
 
+void pte_card_mi_read_block(struct pte_card *c, uint32_t addr, uint32_t *buf, size_t n)
+{
+	struct ptm_mi_in in;
+	struct ptm_mi_out out;
+	size_t got = 0;
+	access_delay(c, c->sc.mmio_read_ns);
+	memset(&in, 0, sizeof(in));
+	memset(&out, 0, sizeof(out));
+	for (size_t i = 0; got < n && i < n + 8; i++) {
+		in.rd = i < n;
+		in.addr = addr + 4u * (uint32_t)i;
+		ptm_mi_edge(c->m, &in, &out);
+		c->mi_done++;
+		if (out.drdy)
+			buf[got++] = out.drd;
+		/* the fast domains keep running every few hundred MI cycles */
+		if ((i & 255u) == 255u)
+			catch_up(c);
+	}
+	while (got < n)
+		buf[got++] = 0; /* not reached: the MI read latency is 2 */
+	catch_up(c);
+}
+
 void pte_card_mi_write(struct pte_card *c, uint32_t addr, uint32_t data)
 {
 	struct ptm_mi_in in;
 	struct ptm_mi_out out;
+	access_delay(c, c->sc.mmio_write_ns);
 	memset(&in, 0, sizeof(in));
 	in.wr = 1;
 	in.addr = addr;

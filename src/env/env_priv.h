@@ -61,6 +61,7 @@ struct pte_scenario {
 	double pcie_mhz, dma_mhz, mi_mhz;
 	uint64_t seed;
 	double warmup_us;
+	double mmio_read_ns, mmio_write_ns; /* host access to the MI bus */
 	struct pte_ep_cfg ep[PTM_MAX_ENDPOINTS];
 };
 

@@ -107,6 +107,8 @@ void pte_scenario_default(struct pte_scenario *s)
 	s->mi_mhz = 125.0;
 	s->seed = 1;
 	s->warmup_us = 50.0;
+	s->mmio_read_ns = 800.0;
+	s->mmio_write_ns = 100.0;
 	for (unsigned e = 0; e < PTM_MAX_ENDPOINTS; e++) {
 		struct pte_ep_cfg *c = &s->ep[e];
 		c->link_gen = 4;
@@ -165,6 +167,8 @@ static const struct key keys[] = {
 	{ S_CARD, "name", K_STR, C(name), 0, 0 },
 	{ S_CARD, "seed", K_U64, C(seed), 0, 1.8e19 },
 	{ S_CARD, "warmup_us", K_DOUBLE, C(warmup_us), 0, 1e6 },
+	{ S_CARD, "mmio_read_ns", K_DOUBLE, C(mmio_read_ns), 0, 1e5 },
+	{ S_CARD, "mmio_write_ns", K_DOUBLE, C(mmio_write_ns), 0, 1e5 },
 	{ S_CARD, "pcie_clock_mhz", K_DOUBLE, C(pcie_mhz), 1, 2000 },
 	{ S_CARD, "dma_clock_mhz", K_DOUBLE, C(dma_mhz), 1, 2000 },
 	{ S_CARD, "mi_clock_mhz", K_DOUBLE, C(mi_mhz), 1, 2000 },
