@@ -80,8 +80,10 @@ int asfifo_wr_edge(struct ptm_asfifo *f, int arst, int wr_en, const struct ptm_f
 	int allow = wr_en && !f->full_reg;
 	if (dropped)
 		*dropped = wr_en && f->full_reg;
-	if (allow)
+	if (allow) {
 		f->mem[f->wr_cnt & f->mem_mask] = *data;
+		f->rd_quiet = 0; /* the LUT output may change */
+	}
 	uint32_t next = (f->wr_cnt + (uint32_t)allow) & f->ptr_mask;
 	f->full_reg = (uint8_t)((next ^ f->rd_synced_reg) == f->items);
 	uint32_t wg = bin2gray(f->wr_cnt);
@@ -95,18 +97,23 @@ int asfifo_wr_edge(struct ptm_asfifo *f, int arst, int wr_en, const struct ptm_f
 	f->wr_cnt = next;
 	if (allow)
 		f->accepted++;
-	f->wr_quiet = (uint8_t)(!wr_en && asfifo_wr_settled(f, 0));
+	f->wr_quiet = (uint8_t)(!wr_en && !f->no_quiet && asfifo_wr_settled(f, 0));
 	return allow;
 }
 
 int asfifo_rd_edge(struct ptm_asfifo *f, int arst, int rd, struct ptm_fifo_entry *popped)
 {
-	if (f->rd_quiet && !arst)
+	if (f->rd_quiet && !arst) {
+		asfifo_rd_idle_loads(f, 1);
 		return 0;
+	}
 	int held = (f->rd_rff >> 2) & 1;
 	f->rd_rff = arst ? 7 : (uint8_t)((f->rd_rff << 1) & 7);
-	if (held)
+	if (held) {
+		/* valid flags held at 0, so read_request = 1 */
+		asfifo_rd_idle_loads(f, 1);
 		return 0;
+	}
 	f->in_reset = 0;
 	int pop = rd && f->vld_reg2;
 	if (pop) {
@@ -138,7 +145,7 @@ int asfifo_rd_edge(struct ptm_asfifo *f, int arst, int rd, struct ptm_fifo_entry
 	 * stored and nothing in the output registers.  The data registers
 	 * would still load, but only data that is not valid. */
 	uint32_t g = f->wr_in_gray;
-	f->rd_quiet = (uint8_t)(f->rd_rff == 0 && f->wsync[0] == g && f->wsync[1] == g &&
+	f->rd_quiet = (uint8_t)(!f->no_quiet && f->rd_rff == 0 && f->wsync[0] == g && f->wsync[1] == g &&
 				f->wsync[2] == g && f->wr_synced_reg == gray2bin(g) &&
 				f->rd_in_gray == bin2gray(f->rd_cnt) && f->rd_cnt == f->wr_synced_reg &&
 				!f->vld_reg && !f->vld_reg2);

@@ -44,6 +44,7 @@ struct ptm_asfifo {
 	uint8_t in_reset;    /* all reset-able registers hold their reset values */
 	uint8_t wr_quiet;    /* a write edge without WR_EN changes nothing */
 	uint8_t rd_quiet;    /* a read edge changes nothing (empty, settled) */
+	uint8_t no_quiet;    /* testing: never take the quiet shortcuts */
 	/* write clock domain */
 	uint32_t wr_cnt;
 	uint32_t wr_in_gray;           /* SMD input register (write clock) */
@@ -78,6 +79,19 @@ int asfifo_wr_edge(struct ptm_asfifo *f, int arst, int wr_en, const struct ptm_f
 /* One read clock edge with RD_EN = rd.  Returns 1 and fills *popped when
  * an entry left the FIFO at this edge (RD_EN and valid before the edge). */
 int asfifo_rd_edge(struct ptm_asfifo *f, int arst, int rd, struct ptm_fifo_entry *popped);
+
+/* k read edges with read_request = 1 and nothing valid to move: the data
+ * registers load what the LUT shows at the read address (they have no
+ * reset; TX_INDEX/TX_DELTA show them even while not valid). */
+static inline void asfifo_rd_idle_loads(struct ptm_asfifo *f, uint64_t k)
+{
+	if (!k)
+		return;
+	f->dout_reg2 = f->dout_reg;
+	f->dout_reg = f->mem[f->rd_cnt_mem & f->mem_mask];
+	if (k > 1)
+		f->dout_reg2 = f->dout_reg;
+}
 
 /* RD_EMPTY = 0 now, and the word at the output. */
 static inline int asfifo_valid(const struct ptm_asfifo *f) { return f->vld_reg2; }

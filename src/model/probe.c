@@ -72,6 +72,7 @@ struct ptm_probe {
 	 * cnt + step registers + pending step, used by the fast path, which
 	 * then adds each step once, when it is computed. */
 	uint8_t eager;
+	uint8_t slow;              /* testing: never take a shortcut */
 	/* BRAKE steps are added as runs: brake_run edges of brake_run_mask
 	 * not yet in the counters (a brake level usually lasts many edges). */
 	uint32_t brake_run_mask;
@@ -278,6 +279,14 @@ void ptm_probe_stats(const ptm_probe *p, struct ptm_probe_stats *s)
 }
 
 int ptm_probe_in_reset(const ptm_probe *p) { return p->rst_in || (p->rsync & 4); }
+
+void ptm_probe_debug_slow(ptm_probe *p, int on)
+{
+	p->slow = (uint8_t)(on != 0);
+	p->fifo.no_quiet = p->slow;
+	if (p->slow)
+		p->fifo.wr_quiet = p->fifo.rd_quiet = 0;
+}
 
 /* ------------------------------------------------------------------ */
 /* Steps                                                               */
@@ -619,7 +628,7 @@ void ptm_probe_clk(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t
 		   struct ptm_probe_clk_out *out)
 {
 	/* Common case: nothing but counting happens at this edge. */
-	if (((unsigned)rst | p->rsync | p->mi_rst | p->wr_en | p->run |
+	if (((unsigned)rst | p->rsync | p->mi_rst | p->wr_en | p->run | p->slow |
 		     (p->fq1 ^ p->flag_lvl) | (p->fq2 ^ p->fq1) | (p->freg ^ p->fq2)) == 0 &&
 	    p->fifo.wr_quiet && p->period != p->dp_mask) {
 		p->rst_in = 0;
@@ -766,8 +775,10 @@ void ptm_probe_tx(const ptm_probe *p, struct ptm_probe_mi_out *out)
 {
 	const struct ptm_fifo_entry *h = asfifo_head(&p->fifo);
 	out->vld = (uint8_t)asfifo_valid(&p->fifo);
-	out->index = out->vld ? h->index : 0;
-	out->delta = out->vld ? h->delta : 0;
+	/* The output register, valid or not: the RTL does not clear it, and
+	 * a consumer that latched TX_INDEX/TX_DELTA sees it as it is. */
+	out->index = h->index;
+	out->delta = h->delta;
 	out->fifo_ovf = p->oq2;
 	out->overrun = p->vq2;
 }
@@ -776,10 +787,11 @@ void ptm_probe_mi_clk(ptm_probe *p, int mi_rst, int flag_clr, int rd, struct ptm
 {
 	/* Common case: no reset anywhere, FIFO empty and settled, flags
 	 * synchronised: the edge changes nothing. */
-	if (((unsigned)mi_rst | p->mi_rst | p->rst_in | p->rsync | (p->oq1 ^ p->ovf) |
+	if (((unsigned)mi_rst | p->mi_rst | p->rst_in | p->rsync | p->slow | (p->oq1 ^ p->ovf) |
 	     (p->oq2 ^ p->oq1) | (p->vq1 ^ p->overrun) | (p->vq2 ^ p->vq1)) == 0 &&
 	    p->fifo.rd_quiet) {
 		p->flag_lvl = (uint8_t)(flag_clr != 0);
+		asfifo_rd_idle_loads(&p->fifo, 1);
 		if (out) {
 			out->vld = 0;
 			out->index = 0;
@@ -934,5 +946,9 @@ uint64_t ptm_probe_mi_clk_batch(ptm_probe *p, int mi_rst, int flag_clr, int rd, 
 				*last = o;
 		}
 	}
+	/* Settled: only the data registers still load, unless a valid word
+	 * waits for TX_RD (read_request = 0). */
+	if (!(p->fifo.vld_reg2 && !rd))
+		asfifo_rd_idle_loads(&p->fifo, n);
 	return pops;
 }

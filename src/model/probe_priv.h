@@ -58,4 +58,9 @@ void ptm_probe_stats(const ptm_probe *p, struct ptm_probe_stats *s);
  * MI_RESET). */
 int ptm_probe_in_reset(const ptm_probe *p);
 
+/* Testing: 1 = take none of the speed shortcuts (fast edge paths, quiet
+ * FIFO sides), so that a test can compare the optimised model with the
+ * plain one edge by edge. */
+void ptm_probe_debug_slow(ptm_probe *p, int on);
+
 #endif

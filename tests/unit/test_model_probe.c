@@ -527,6 +527,7 @@ static void test_batch_equals_single(void **state)
 		ptm_probe *a = NULL, *b = NULL;
 		assert_int_equal(ptm_probe_new(g, &a, msg, sizeof(msg)), 0);
 		assert_int_equal(ptm_probe_new(g, &b, msg, sizeof(msg)), 0);
+		ptm_probe_debug_slow(b, t % 2);
 		for (unsigned round = 0; round < 6; round++) {
 			lockstep(a, b, g, 50 + rndn(3 * g->drain_period), 90);
 			struct ptm_bus_in in[4];
@@ -565,6 +566,58 @@ static void test_batch_equals_single(void **state)
 		}
 		lockstep(a, b, g, 3 * g->drain_period, 50);
 		assert_same_stats(a, b);
+		ptm_probe_free(a);
+		ptm_probe_free(b);
+	}
+}
+
+/* The optimised model (fast edge paths, quiet FIFO sides, batches) against
+ * the plain one, every output and the FIFO output register at every edge. */
+static void test_shortcuts_exact(void **state)
+{
+	(void)state;
+	rng_state = 0x5eed5eedull;
+	for (unsigned t = 0; t < 30; t++) {
+		struct pgen pg;
+		random_generics(&pg);
+		const struct ptm_probe_generics *g = &pg.g;
+		char msg[256];
+		ptm_probe *a = NULL, *b = NULL;
+		assert_int_equal(ptm_probe_new(g, &a, msg, sizeof(msg)), 0);
+		assert_int_equal(ptm_probe_new(g, &b, msg, sizeof(msg)), 0);
+		ptm_probe_debug_slow(b, 1);
+		struct ptm_bus_in in[4];
+		uint32_t brake = 0;
+		random_inputs(g, in, &brake);
+		int mr = 0, fl = 0;
+		for (unsigned i = 0; i < 6 * g->drain_period; i++) {
+			if (rndn(100) < 20)
+				random_inputs(g, in, &brake);
+			int rst = rndn(1000) == 0;
+			if (rndn(700) == 0)
+				mr = !mr;
+			if (mr && rndn(4) == 0)
+				mr = 0;
+			if (rndn(500) == 0)
+				fl = !fl;
+			struct ptm_probe_clk_out ca, cb;
+			memset(&ca, 0, sizeof(ca));
+			memset(&cb, 0, sizeof(cb));
+			ptm_probe_clk(a, rst, in, brake, &ca);
+			ptm_probe_clk(b, rst, in, brake, &cb);
+			assert_memory_equal(&ca, &cb, sizeof(ca));
+			unsigned mi = rndn(4);
+			for (unsigned k = 0; k < mi; k++) {
+				struct ptm_probe_mi_out ma, mb;
+				memset(&ma, 0, sizeof(ma));
+				memset(&mb, 0, sizeof(mb));
+				int rd = rndn(8) != 0;
+				ptm_probe_mi_clk(a, mr, fl, rd, &ma);
+				ptm_probe_mi_clk(b, mr, fl, rd, &mb);
+				assert_memory_equal(&ma, &mb, sizeof(ma));
+			}
+			assert_same_stats(a, b);
+		}
 		ptm_probe_free(a);
 		ptm_probe_free(b);
 	}
@@ -778,6 +831,7 @@ int main(void)
 		cmocka_unit_test(test_conservation_fixed),
 		cmocka_unit_test(test_batch_equals_single),
 		cmocka_unit_test(test_batch_steady_traffic),
+		cmocka_unit_test(test_shortcuts_exact),
 		cmocka_unit_test(test_generics_rejected),
 		cmocka_unit_test(test_trace_ok_minimal),
 		cmocka_unit_test(test_trace_errors),
