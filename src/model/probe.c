@@ -43,6 +43,7 @@ struct step {
 typedef void (*fast_edge_fn)(ptm_probe *p, const struct ptm_bus_in *bus, uint32_t brake);
 
 static fast_edge_fn pick_fast_edge(unsigned nb, unsigned nr);
+static inline void update_hot(ptm_probe *p);
 
 struct ptm_probe {
 	struct ptm_probe_generics g;
@@ -73,6 +74,7 @@ struct ptm_probe {
 	 * then adds each step once, when it is computed. */
 	uint8_t eager;
 	uint8_t slow;              /* testing: never take a shortcut */
+	uint8_t hot;               /* see update_hot() */
 	/* BRAKE steps are added as runs: brake_run edges of brake_run_mask
 	 * not yet in the counters (a brake level usually lasts many edges). */
 	uint32_t brake_run_mask;
@@ -283,6 +285,7 @@ int ptm_probe_in_reset(const ptm_probe *p) { return p->rst_in || (p->rsync & 4);
 void ptm_probe_debug_slow(ptm_probe *p, int on)
 {
 	p->slow = (uint8_t)(on != 0);
+	update_hot(p);
 	p->fifo.no_quiet = p->slow;
 	if (p->slow)
 		p->fifo.wr_quiet = p->fifo.rd_quiet = 0;
@@ -624,14 +627,22 @@ static void zero_step(struct step *s, unsigned buses)
 /* ------------------------------------------------------------------ */
 /* CLK edge                                                            */
 
+/* The fast path may run while no reset, sweep, FIFO write or settling
+ * synchroniser is pending (see ptm_probe_clk). */
+static inline void update_hot(ptm_probe *p)
+{
+	p->hot = ((unsigned)p->rsync | p->rst_in | p->mi_rst | p->wr_en | p->run | p->slow |
+		  (p->fq1 ^ p->flag_lvl) | (p->fq2 ^ p->fq1) | (p->freg ^ p->fq2)) == 0;
+}
+
+static void clk_slow(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t brake,
+		     struct ptm_probe_clk_out *out);
+
 void ptm_probe_clk(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t brake,
 		   struct ptm_probe_clk_out *out)
 {
 	/* Common case: nothing but counting happens at this edge. */
-	if (((unsigned)rst | p->rsync | p->mi_rst | p->wr_en | p->run | p->slow |
-		     (p->fq1 ^ p->flag_lvl) | (p->fq2 ^ p->fq1) | (p->freg ^ p->fq2)) == 0 &&
-	    p->fifo.wr_quiet && p->period != p->dp_mask) {
-		p->rst_in = 0;
+	if (__builtin_expect(p->hot && !rst && p->fifo.wr_quiet && p->period != p->dp_mask, 1)) {
 		p->st.edges++;
 		p->fast_edge(p, bus, brake);
 		if (out) {
@@ -644,6 +655,12 @@ void ptm_probe_clk(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t
 		}
 		return;
 	}
+	clk_slow(p, rst, bus, brake, out);
+}
+
+static void clk_slow(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t brake,
+		     struct ptm_probe_clk_out *out)
+{
 	if (p->eager) {
 		/* back to the RTL's representation */
 		apply_step(p, p->sr, UINT64_MAX);
@@ -766,6 +783,7 @@ void ptm_probe_clk(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t
 	}
 	compute_step(p, pr, bus, brake, p->s);
 	p->rsync = p->mi_rst ? 7 : (uint8_t)((p->rsync << 1) & 7);
+	update_hot(p);
 }
 
 /* ------------------------------------------------------------------ */
@@ -790,7 +808,10 @@ void ptm_probe_mi_clk(ptm_probe *p, int mi_rst, int flag_clr, int rd, struct ptm
 	if (((unsigned)mi_rst | p->mi_rst | p->rst_in | p->rsync | p->slow | (p->oq1 ^ p->ovf) |
 	     (p->oq2 ^ p->oq1) | (p->vq1 ^ p->overrun) | (p->vq2 ^ p->vq1)) == 0 &&
 	    p->fifo.rd_quiet) {
-		p->flag_lvl = (uint8_t)(flag_clr != 0);
+		if ((flag_clr != 0) != p->flag_lvl) {
+			p->flag_lvl = (uint8_t)(flag_clr != 0);
+			p->hot = 0;
+		}
 		asfifo_rd_idle_loads(&p->fifo, 1);
 		if (out) {
 			out->vld = 0;
@@ -805,6 +826,7 @@ void ptm_probe_mi_clk(ptm_probe *p, int mi_rst, int flag_clr, int rd, struct ptm
 	p->flag_lvl = (uint8_t)(flag_clr != 0);
 	if (p->mi_rst)
 		p->rsync = 7;
+	update_hot(p);
 	const int arst = p->rst_in | ((p->rsync >> 2) & 1) | p->mi_rst;
 	if (arst)
 		p->st.flushed += asfifo_arst(&p->fifo);
