@@ -46,8 +46,11 @@ void pte_mfb_fini(struct pte_mfb *a)
 {
 	free(a->run);
 	free(a->pat);
+	free(a->carry);
 	a->run = NULL;
 	a->pat = NULL;
+	a->carry = NULL;
+	a->ncarry = a->carry_cap = 0;
 }
 
 static int pat_eq(const struct pte_patent *e, const struct pte_pat *p, int in, int out)
@@ -110,7 +113,7 @@ static void fold_pairs(struct pte_mfb *a, int s0, int s1)
 	for (unsigned i = 0; i < a->nent; i++)
 		if (!a->ent[i].in && a->ent[i].out)
 			co += a->ent[i].n;
-	uint64_t keep = (s0 == 0 && s1 == 0) ? 1 : 0;
+	uint64_t keep = s0 == s1 ? 1 : 0; /* both states must stay reachable */
 	for (unsigned i = 0; i < a->nent && co > keep; i++) {
 		if (a->ent[i].in || !a->ent[i].out || a->ent[i].p.sof != 1u ||
 		    a->ent[i].p.eof != 0 || a->ent[i].n == 0)
@@ -213,14 +216,20 @@ static void put(struct pte_mfb *a, const struct pte_pat *p, int in, int out, uin
 		struct pte_patent *c = a->ncarry ? &a->carry[a->ncarry - 1] : NULL;
 		if (c && pat_eq(c, p, in, out)) {
 			c->n += n - k;
-		} else if (a->ncarry < PTE_MAXPAT) {
+		} else {
+			if (a->ncarry == a->carry_cap) {
+				unsigned nc = a->carry_cap ? 2 * a->carry_cap : 16;
+				struct pte_patent *n2 = realloc(a->carry, nc * sizeof(*n2));
+				if (!n2)
+					abort(); /* out of memory in the middle of a slice */
+				a->carry = n2;
+				a->carry_cap = nc;
+			}
 			c = &a->carry[a->ncarry++];
 			c->p = *p;
 			c->in = (uint8_t)in;
 			c->out = (uint8_t)out;
 			c->n = n - k;
-		} else {
-			abort(); /* a slice never ends inside more than a few frames */
 		}
 	}
 	a->placed += n;
@@ -228,11 +237,12 @@ static void put(struct pte_mfb *a, const struct pte_pat *p, int in, int out, uin
 
 void pte_mfb_begin(struct pte_mfb *a, uint64_t S)
 {
-	struct pte_patent carry[PTE_MAXPAT];
+	struct pte_patent *carry = a->carry;
 	unsigned nc = a->ncarry;
 	uint64_t cs = a->carry_stall;
 
-	memcpy(carry, a->carry, nc * sizeof(carry[0]));
+	a->carry = NULL;
+	a->carry_cap = 0;
 	a->S = S;
 	a->placed = 0;
 	a->stall = a->idle = 0;
@@ -243,6 +253,7 @@ void pte_mfb_begin(struct pte_mfb *a, uint64_t S)
 	a->s0 = a->tstate;
 	for (unsigned i = 0; i < nc; i++)
 		put(a, &carry[i].p, carry[i].in, carry[i].out, carry[i].n);
+	free(carry);
 	if (cs)
 		pte_mfb_stall(a, cs);
 }
@@ -354,9 +365,9 @@ void pte_mfb_frames(struct pte_mfb *a, uint32_t items, uint64_t k)
 		k -= kb;
 	}
 	/* Any other length: the start region of the frames repeats after
-	 * P = R / gcd(n mod R, R) frames, and so do their words.  Place one
-	 * frame (so that the word under construction is the steady one), record
-	 * one period, then repeat it as often as it fits in the slice. */
+	 * P = R / gcd(n mod R, R) frames, and so do their words.  Place frames
+	 * until the word under construction holds only frames of this length,
+	 * record one period, then repeat it as often as it fits in the slice. */
 	if (k > 2 + 2 * (uint64_t)R) {
 		unsigned x = (unsigned)(n % R), y = R;
 		while (y) {
@@ -365,8 +376,17 @@ void pte_mfb_frames(struct pte_mfb *a, uint32_t items, uint64_t k)
 			y = t;
 		}
 		unsigned P = R / x;
-		pte_mfb_frame(a, items);
-		k--;
+		/* until the word under construction holds only these frames */
+		uint64_t p0 = a->placed;
+		while (k && a->placed == p0) {
+			pte_mfb_frame(a, items);
+			k--;
+		}
+		if (k < P) {
+			while (k--)
+				pte_mfb_frame(a, items);
+			return;
+		}
 		uint64_t before = a->placed;
 		a->recording = 1;
 		a->nrec = 0;
@@ -501,10 +521,10 @@ void pte_mvb_items(struct pte_mvb *v, uint64_t k)
 			t = k;
 		v->cur += (unsigned)t;
 		k -= t;
-		if (v->cur == v->R) {
-			mvb_put(v, v->R, 1);
-			v->cur = 0;
-		}
+		if (v->cur < v->R)
+			return;
+		mvb_put(v, v->R, 1);
+		v->cur = 0;
 	}
 	if (k >= v->R) {
 		mvb_put(v, v->R, k / v->R);

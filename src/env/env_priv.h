@@ -123,8 +123,8 @@ struct pte_mfb {
 	uint64_t stall, idle; /* in this slice */
 	struct pte_patent ent[PTE_MAXPAT];
 	unsigned nent;
-	struct pte_patent carry[PTE_MAXPAT];
-	unsigned ncarry;
+	struct pte_patent *carry; /* words past the slice, in order */
+	unsigned ncarry, carry_cap;
 	uint64_t carry_stall;
 	/* one period of identical frames, recorded to be repeated */
 	struct pte_patent rec[2 * PTM_MAX_REGIONS + 4];
