@@ -1,0 +1,495 @@
+/*
+ * Every preset of the simulated card, measured through the firmware
+ * model's registers the way the tool reads them (COMMAND snapshot, STATUS
+ * busy, the counter window), over a short simulated interval.
+ *
+ * The figure each preset is about is compared with what its configuration
+ * implies, computed here from the negotiated parameters (link generation
+ * and width, MPS, MRRS, tags, host latency, bus widths), not taken from
+ * the simulation.  Wherever the firmware and the card's ground truth count
+ * the same thing, they must agree (within the few drain periods by which
+ * the counters lag).  No preset may lose deltas.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "pcie_telemetry/env.h"
+
+#define INTERVAL 0.002 /* simulated seconds per measurement */
+
+struct meas {
+	struct pte_card *c;
+	const struct ptm_generics *g;
+	const struct ptm_derived *d;
+	unsigned entries;
+	uint64_t *a, *b; /* counters at the two snapshots */
+	struct pte_truth t0[PTM_MAX_ENDPOINTS], t1[PTM_MAX_ENDPOINTS];
+	double sec;
+	uint32_t status;
+};
+
+static void snapshot(struct meas *m, uint64_t *cnt)
+{
+	uint32_t buf[2 * 4096];
+	pte_card_mi_write(m->c, 0x20, 1);
+	int polls = 0;
+	while (pte_card_mi_read(m->c, 0x24) & 1)
+		assert_true(++polls < 100000);
+	assert_true(m->entries <= 4096);
+	pte_card_mi_read_block(m->c, 0x8000, buf, 2 * m->entries);
+	for (unsigned i = 0; i < m->entries; i++)
+		cnt[i] = (uint64_t)buf[2 * i] | ((uint64_t)buf[2 * i + 1] << 32);
+}
+
+static void measure(const char *spec, struct meas *m)
+{
+	char msg[512];
+	memset(m, 0, sizeof(*m));
+	int rc = pte_card_open(spec, &m->c, msg, sizeof(msg));
+	if (rc)
+		fail_msg("%s: %s", spec, msg);
+	ptm_model *mod = pte_card_model(m->c);
+	m->g = ptm_model_generics(mod);
+	m->d = ptm_model_derived(mod);
+	m->entries = m->d->entries;
+	m->a = calloc(m->entries, sizeof(uint64_t));
+	m->b = calloc(m->entries, sizeof(uint64_t));
+	assert_non_null(m->a);
+	assert_non_null(m->b);
+	/* start of the interval: clear the flags, as the tool does */
+	pte_card_mi_write(m->c, 0x20, 4);
+	snapshot(m, m->a);
+	double t0 = pte_card_now(m->c);
+	for (unsigned e = 0; e < m->g->pcie_endpoints; e++)
+		pte_card_truth(m->c, e, &m->t0[e]);
+	assert_int_equal(pte_card_run(m->c, INTERVAL), 0);
+	snapshot(m, m->b);
+	m->sec = pte_card_now(m->c) - t0;
+	for (unsigned e = 0; e < m->g->pcie_endpoints; e++)
+		pte_card_truth(m->c, e, &m->t1[e]);
+	m->status = pte_card_mi_read(m->c, 0x24);
+}
+
+static void done(struct meas *m)
+{
+	free(m->a);
+	free(m->b);
+	pte_card_free(m->c);
+}
+
+/* Counter deltas.  PCIe probe channel c, DMA probe channel c. */
+static uint64_t pc(const struct meas *m, unsigned e, unsigned c)
+{
+	unsigned i = e * m->d->ep_channels + c;
+	return m->b[i] - m->a[i];
+}
+
+static uint64_t dc(const struct meas *m, unsigned e, unsigned c)
+{
+	unsigned i = e * m->d->ep_channels + m->d->pcie_channels + c;
+	return m->b[i] - m->a[i];
+}
+
+enum { WORDS = 0, STALL = 1, SOF = 2, MVB = 3, MVBSTALL = 4, ITEMS = 5 };
+
+static uint64_t pbus(const struct meas *m, unsigned e, unsigned bus, unsigned what)
+{
+	return pc(m, e, 1 + bus * (6 + m->d->pcie_regions) + what);
+}
+
+static uint64_t dbus(const struct meas *m, unsigned e, unsigned bus, unsigned what)
+{
+	return dc(m, e, 1 + bus * (6 + m->d->dma_regions) + what);
+}
+
+static uint64_t brake(const struct meas *m, unsigned e, unsigned k)
+{
+	return pc(m, e, 1 + 2 * (6 + m->d->pcie_regions) + k);
+}
+
+static double share(uint64_t x, uint64_t of)
+{
+	return of ? (double)x / (double)of : 0.0;
+}
+
+/* Payload bytes per second on DOWN of all ports of endpoint e. */
+static double down_Bps(const struct meas *m, unsigned e)
+{
+	uint64_t items = 0;
+	for (unsigned p = 0; p < m->g->dma_ports; p++)
+		items += dbus(m, e, 2 * p + 1, ITEMS);
+	return (double)items * m->g->mfb_item_bytes / m->sec;
+}
+
+static double up_Bps(const struct meas *m, unsigned e)
+{
+	uint64_t items = 0;
+	for (unsigned p = 0; p < m->g->dma_ports; p++)
+		items += dbus(m, e, 2 * p, ITEMS);
+	return (double)items * m->g->mfb_item_bytes / m->sec;
+}
+
+/* The firmware and the ground truth count the same events. */
+static void check_truth(const struct meas *m)
+{
+	unsigned DP = m->g->drain_period;
+	for (unsigned e = 0; e < m->g->pcie_endpoints; e++) {
+		const struct pte_truth *x = &m->t0[e], *y = &m->t1[e];
+		uint64_t cyc = pc(m, e, 0);
+		double slack_c = 3.0 * DP;
+		assert_true(fabs((double)cyc - (double)(y->pcie_cycles - x->pcie_cycles)) <= slack_c);
+		for (unsigned b = 0; b < 2; b++) {
+			unsigned R = b ? m->g->pcie_rc_mfb_regions : m->g->pcie_rq_mfb_regions;
+			unsigned N = (b ? m->g->pcie_rc_mfb_region_bytes : m->g->pcie_rq_mfb_region_bytes) /
+				     m->g->mfb_item_bytes;
+			double sw = 3.0 * DP, si = sw * R * N, sf = sw * R;
+			assert_true(fabs((double)pbus(m, e, b, WORDS) -
+					 (double)(y->pcie[b].words - x->pcie[b].words)) <= sw);
+			assert_true(fabs((double)pbus(m, e, b, STALL) -
+					 (double)(y->pcie[b].stall - x->pcie[b].stall)) <= sw);
+			assert_true(fabs((double)pbus(m, e, b, ITEMS) -
+					 (double)(y->pcie[b].items - x->pcie[b].items)) <= si);
+			assert_true(fabs((double)pbus(m, e, b, SOF) -
+					 (double)(y->pcie[b].frames - x->pcie[b].frames)) <= sf);
+		}
+		for (unsigned k = 0; k < 6; k++)
+			assert_true(fabs((double)brake(m, e, k) - (double)(y->brake[k] - x->brake[k])) <=
+				    slack_c);
+		uint64_t dcyc = dc(m, e, 0);
+		for (unsigned p = 0; p < m->g->dma_ports; p++) {
+			const struct pte_bus_truth *tb[2][2] = { { &x->up[p], &y->up[p] },
+								 { &x->down[p], &y->down[p] } };
+			for (unsigned d = 0; d < 2; d++) {
+				unsigned R = d ? m->g->dma_down_mfb_regions : m->g->dma_up_mfb_regions;
+				unsigned N = (d ? m->g->dma_down_mfb_region_bytes
+						: m->g->dma_up_mfb_region_bytes) /
+					     m->g->mfb_item_bytes;
+				double sw = 3.0 * DP, si = sw * R * N, sf = sw * R;
+				unsigned bus = 2 * p + d;
+				assert_true(fabs((double)dbus(m, e, bus, WORDS) -
+						 (double)(tb[d][1]->words - tb[d][0]->words)) <= sw);
+				assert_true(fabs((double)dbus(m, e, bus, ITEMS) -
+						 (double)(tb[d][1]->items - tb[d][0]->items)) <= si);
+				assert_true(fabs((double)dbus(m, e, bus, MVB) -
+						 (double)(tb[d][1]->mvb_items - tb[d][0]->mvb_items)) <= sf);
+				assert_true(fabs((double)dbus(m, e, bus, STALL) -
+						 (double)(tb[d][1]->stall - tb[d][0]->stall)) <= sw);
+			}
+		}
+		(void)dcyc;
+	}
+	/* no lost deltas, no overrun */
+	assert_int_equal(m->status & 6u, 0);
+}
+
+/* ---- what a configuration implies ---------------------------------------- */
+
+/* TLP bytes per second of the link in one direction after 128b/130b (or
+ * 8b/10b) and the documented DLLP share of 3 %. */
+static double link_Bps(const struct pte_ep_info *i)
+{
+	static const double gt[] = { 0, 2.5, 5, 8, 16, 32 };
+	double enc = i->link_gen >= 3 ? 128.0 / 130.0 : 0.8;
+	return gt[i->link_gen] * 1e9 * i->link_width * enc / 8.0 * 0.97;
+}
+
+/* Completion sizes of one read of `size` bytes at an address aligned to
+ * `align` (the preset's alignment, always a multiple of the completion
+ * size here), split at MRRS and then at the host's completion size. */
+static unsigned completions(const struct pte_ep_info *i, unsigned size, unsigned *cpl)
+{
+	unsigned n = 0;
+	for (unsigned off = 0; off < size;) {
+		unsigned tlp = size - off < i->mrrs ? size - off : i->mrrs;
+		for (unsigned o = 0; o < tlp;) {
+			unsigned c = tlp - o < i->host_cpl_bytes ? tlp - o : i->host_cpl_bytes;
+			cpl[n++] = c;
+			o += c;
+		}
+		off += tlp;
+	}
+	return n;
+}
+
+static unsigned cdiv(unsigned a, unsigned b)
+{
+	return (a + b - 1) / b;
+}
+
+/* Read payload bytes per second that the configuration allows for reads of
+ * one size issued as fast as possible on one port: the smallest of the
+ * link, the tags, the RC bus, the DOWN bus and the UP MVB limits. */
+static double read_limit(const struct meas *m, const struct pte_ep_info *i, unsigned size,
+			 double f_pcie, double f_dma, double *tag_limit)
+{
+	const struct ptm_generics *g = m->g;
+	unsigned cpl[256];
+	unsigned n = completions(i, size, cpl);
+	unsigned tlps = cdiv(size, i->mrrs);
+	double link_bytes = 0, rc_regions = 0, dn_regions = 0;
+	for (unsigned k = 0; k < n; k++) {
+		link_bytes += cpl[k] + i->rc_header_bytes + i->tlp_framing_bytes;
+		rc_regions += cdiv(cpl[k] + i->rc_header_bytes, g->pcie_rc_mfb_region_bytes);
+		dn_regions += cdiv(cpl[k], g->dma_down_mfb_region_bytes);
+	}
+	double lim_link = link_Bps(i) * size / link_bytes;
+	double lim_rc = f_pcie * g->pcie_rc_mfb_regions / rc_regions * size;
+	double lim_dn = f_dma * g->dma_down_mfb_regions / dn_regions * size;
+	double lim_up = f_dma * g->dma_up_mfb_regions * size;
+	double lim_tag = i->tags * ((double)size / tlps) / (i->host_latency_ns * 1e-9);
+	double lim = lim_link;
+	if (lim_rc < lim)
+		lim = lim_rc;
+	if (lim_dn < lim)
+		lim = lim_dn;
+	if (lim_up < lim)
+		lim = lim_up;
+	if (lim_tag < lim)
+		lim = lim_tag;
+	if (tag_limit)
+		*tag_limit = lim_tag;
+	return lim;
+}
+
+static void info(const struct meas *m, struct pte_ep_info *i, double *fp, double *fd)
+{
+	struct pte_card_info ci;
+	pte_card_info(m->c, &ci);
+	assert_int_equal(pte_card_ep_info(m->c, 0, i), 0);
+	*fp = ci.pcie_hz;
+	*fd = ci.dma_hz;
+}
+
+static void expect_near(double got, double want, double lo, double hi, const char *what)
+{
+	if (!(got >= want * lo && got <= want * hi))
+		fail_msg("%s: measured %.4g, expected %.4g (allowed %.2f..%.2f of it)", what, got, want,
+			 lo, hi);
+}
+
+/* ---- the presets ------------------------------------------------------------ */
+
+static void test_idle(void **state)
+{
+	(void)state;
+	struct meas m;
+	measure("idle", &m);
+	check_truth(&m);
+	assert_true(pc(&m, 0, 0) > 0.9 * 400e6 * INTERVAL);
+	for (unsigned b = 0; b < 2; b++)
+		assert_int_equal(pbus(&m, 0, b, WORDS), 0);
+	assert_int_equal(dbus(&m, 0, 0, WORDS) + dbus(&m, 0, 1, WORDS) + dbus(&m, 0, 0, MVB), 0);
+	assert_true(pte_card_mi_read(m.c, 0x40) & (1u << 9)); /* link up */
+	done(&m);
+}
+
+static void test_rx_line_rate(void **state)
+{
+	(void)state;
+	struct meas m;
+	struct pte_ep_info i;
+	double fp, fd;
+	measure("rx-line-rate", &m);
+	check_truth(&m);
+	info(&m, &i, &fp, &fd);
+	/* each TLP carries MPS bytes and costs header + framing on the link */
+	double want = link_Bps(&i) * i.mps / (i.mps + i.rq_header_bytes + i.tlp_framing_bytes);
+	expect_near(up_Bps(&m, 0), want, 0.97, 1.02, "rx-line-rate write throughput");
+	/* the link, not the PTC, is the limit: the endpoint stalls RQ */
+	assert_true(share(pbus(&m, 0, 0, STALL), pc(&m, 0, 0)) > 0.1);
+	assert_int_equal(pbus(&m, 0, 1, WORDS), 0);
+	done(&m);
+}
+
+static void check_tx(const char *preset, unsigned size)
+{
+	struct meas m;
+	struct pte_ep_info i;
+	double fp, fd;
+	measure(preset, &m);
+	check_truth(&m);
+	info(&m, &i, &fp, &fd);
+	double want = read_limit(&m, &i, size, fp, fd, NULL);
+	expect_near(down_Bps(&m, 0), want, 0.85, 1.02, preset);
+	/* reads only: every UP request is a read (MVB items, no MFB frames) */
+	assert_true(dbus(&m, 0, 0, MVB) > 0);
+	assert_int_equal(dbus(&m, 0, 0, SOF), 0);
+	done(&m);
+}
+
+static void test_tx_64(void **state)
+{
+	(void)state;
+	check_tx("tx-64B", 64);
+}
+
+static void test_tx_1500(void **state)
+{
+	(void)state;
+	check_tx("tx-1500B", 1500);
+}
+
+static void test_tx_4k(void **state)
+{
+	(void)state;
+	check_tx("tx-4K", 4096);
+}
+
+static void test_mixed(void **state)
+{
+	(void)state;
+	struct meas m;
+	measure("mixed", &m);
+	check_truth(&m);
+	assert_int_equal(m.g->dma_ports, 2);
+	for (unsigned p = 0; p < 2; p++) {
+		uint64_t reqs = dbus(&m, 0, 2 * p, MVB), writes = dbus(&m, 0, 2 * p, SOF);
+		assert_true(writes > 0);
+		assert_true(reqs > writes); /* reads have no MFB frame */
+		assert_true(dbus(&m, 0, 2 * p + 1, WORDS) > 0);
+	}
+	/* 35 + 35 Gbit/s of payload offered per port, 2 ports */
+	expect_near(up_Bps(&m, 0) * 8, 70e9, 0.9, 1.1, "mixed write Gbit/s");
+	expect_near(down_Bps(&m, 0) * 8, 70e9, 0.9, 1.1, "mixed read Gbit/s");
+	done(&m);
+}
+
+static void test_tags_starved(void **state)
+{
+	(void)state;
+	struct meas m;
+	struct pte_ep_info i;
+	double fp, fd, lim_tag;
+	measure("tags-starved", &m);
+	check_truth(&m);
+	info(&m, &i, &fp, &fd);
+	assert_int_equal(i.tags, 32); /* no extended tags: 5-bit tags */
+	double want = read_limit(&m, &i, 4096, fp, fd, &lim_tag);
+	assert_true(lim_tag <= want * 1.0001); /* the tags are the limit */
+	expect_near(down_Bps(&m, 0), lim_tag, 0.85, 1.02, "tags-starved read throughput");
+	uint64_t cyc = pc(&m, 0, 0);
+	assert_true(share(brake(&m, 0, 0), cyc) > 0.5);  /* no free PCIe tag */
+	assert_true(share(brake(&m, 0, 6), cyc) > 0.5);  /* lowest tag band */
+	assert_true((pte_card_mi_read(m.c, 0x80) >> 16) == 0); /* lowest free tags */
+	done(&m);
+}
+
+static void test_completion_space(void **state)
+{
+	(void)state;
+	struct meas m;
+	struct pte_ep_info i;
+	double fp, fd;
+	measure("completion-space-starved", &m);
+	check_truth(&m);
+	info(&m, &i, &fp, &fd);
+	uint64_t cyc = pc(&m, 0, 0);
+	assert_true(share(brake(&m, 0, 2), cyc) > 0.5); /* no room for completions */
+	assert_true(share(brake(&m, 0, 0), cyc) < 0.01);
+	/* reads in flight are bounded by the reserved words: each 512-byte
+	 * read reserves its completions' words */
+	unsigned cpl[64], n = completions(&i, i.mrrs, cpl), words = 0;
+	for (unsigned k = 0; k < n; k++)
+		words += cdiv(cpl[k], i.stfifo_word_bytes);
+	double inflight = (double)(i.stfifo_words / words);
+	double want = inflight * i.mrrs / (i.host_latency_ns * 1e-9);
+	expect_near(down_Bps(&m, 0), want, 0.8, 1.02, "completion-space-starved read throughput");
+	done(&m);
+}
+
+static void test_slow_dma(void **state)
+{
+	(void)state;
+	struct meas m;
+	measure("slow-dma-consumer", &m);
+	check_truth(&m);
+	uint64_t dcyc = dc(&m, 0, 0), cyc = pc(&m, 0, 0);
+	/* the DMA takes DOWN words in 30 % of its cycles */
+	expect_near(share(dbus(&m, 0, 1, WORDS), dcyc), 0.30, 0.9, 1.05, "DOWN words share");
+	assert_true(share(dbus(&m, 0, 1, STALL), dcyc) > 0.5);
+	assert_true(share(brake(&m, 0, 4) + brake(&m, 0, 5), cyc) > 0.2); /* DOWN stream */
+	assert_true(share(brake(&m, 0, 2), cyc) > 0.2); /* and so no room for completions */
+	done(&m);
+}
+
+static void test_link_down(void **state)
+{
+	(void)state;
+	struct meas m;
+	measure("link-down", &m);
+	check_truth(&m);
+	assert_int_equal(pte_card_mi_read(m.c, 0x40) & (1u << 9), 0);
+	for (unsigned b = 0; b < 2; b++)
+		assert_int_equal(pbus(&m, 0, b, WORDS) + pbus(&m, 0, b, STALL), 0);
+	assert_int_equal(dbus(&m, 0, 0, WORDS) + dbus(&m, 0, 1, WORDS) + dbus(&m, 0, 0, MVB), 0);
+	assert_true(pc(&m, 0, 0) > 0);
+	done(&m);
+}
+
+static void test_two_endpoints(void **state)
+{
+	(void)state;
+	struct meas m;
+	measure("two-endpoints", &m);
+	check_truth(&m);
+	assert_int_equal(m.g->pcie_endpoints, 2);
+	for (unsigned e = 0; e < 2; e++) {
+		assert_true(pbus(&m, e, 0, WORDS) > 0);
+		assert_true(pbus(&m, e, 1, WORDS) > 0);
+		/* 40 Gbit/s of reads, 30 of writes per endpoint */
+		expect_near(down_Bps(&m, e) * 8, 40e9, 0.9, 1.1, "two-endpoints reads");
+		expect_near(up_Bps(&m, e) * 8, 30e9, 0.9, 1.1, "two-endpoints writes");
+		assert_true(pte_card_mi_read(m.c, 0x40 + 4 * e) & (1u << 9));
+	}
+	done(&m);
+}
+
+static void test_default(void **state)
+{
+	(void)state;
+	struct meas m;
+	measure(NULL, &m);
+	check_truth(&m);
+	assert_true(down_Bps(&m, 0) > 1e9);
+	assert_true(up_Bps(&m, 0) > 1e9);
+	done(&m);
+}
+
+static void test_deterministic(void **state)
+{
+	(void)state;
+	struct meas a, b;
+	measure("mixed", &a);
+	measure("mixed", &b);
+	assert_memory_equal(a.b, b.b, a.entries * sizeof(uint64_t));
+	done(&a);
+	done(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_idle),
+		cmocka_unit_test(test_rx_line_rate),
+		cmocka_unit_test(test_tx_64),
+		cmocka_unit_test(test_tx_1500),
+		cmocka_unit_test(test_tx_4k),
+		cmocka_unit_test(test_mixed),
+		cmocka_unit_test(test_tags_starved),
+		cmocka_unit_test(test_completion_space),
+		cmocka_unit_test(test_slow_dma),
+		cmocka_unit_test(test_link_down),
+		cmocka_unit_test(test_two_endpoints),
+		cmocka_unit_test(test_default),
+		cmocka_unit_test(test_deterministic),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
