@@ -98,9 +98,14 @@ static void usage(void)
 	       getenv("LIBNFB_DEFAULT_DEV") ? getenv("LIBNFB_DEFAULT_DEV") : "/dev/nfb0",
 	       pt_bus_have_nfb() ? "" : " (not in this build)");
 	if (pte_preset_count() > 0) {
+		int w = 0;
+
+		for (size_t i = 0; i < pte_preset_count(); i++)
+			if ((int)strlen(pte_preset_name(i)) > w)
+				w = (int)strlen(pte_preset_name(i));
 		printf("\nPresets of the simulated card (sim:PRESET):\n");
 		for (size_t i = 0; i < pte_preset_count(); i++)
-			printf("  %-22s %s\n", pte_preset_name(i), pte_preset_summary(i));
+			printf("  %-*s  %s\n", w, pte_preset_name(i), pte_preset_summary(i));
 	}
 }
 
