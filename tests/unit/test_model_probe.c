@@ -155,8 +155,9 @@ static void test_vectors(void **state)
 /* ------------------------------------------------------------------ */
 /* conservation under random traffic                                   */
 
+#define TB 32 /* buses a test probe may have */
 struct ref {
-	uint64_t words[4], stall[4], sof[4], mvb[4], mstall[4], items[4], region[4][16];
+	uint64_t words[TB], stall[TB], sof[TB], mvb[TB], mstall[TB], items[TB], region[TB][16];
 	uint64_t brake[32];
 };
 
@@ -245,9 +246,9 @@ static void conservation_one(const struct pgen *pg, unsigned traffic_edges, int 
 	const unsigned B = g->buses, R = g->regions, ch = ptm_probe_channels(p);
 	struct ref ref;
 	memset(&ref, 0, sizeof(ref));
-	struct framer fr[4];
+	struct framer fr[TB];
 	memset(fr, 0, sizeof(fr));
-	struct ptm_bus_in in[4];
+	struct ptm_bus_in in[TB];
 	uint64_t *sum = calloc(ch, sizeof(*sum));
 	assert_non_null(sum);
 	uint64_t pops = 0, ticks = 0, last_tick = 0, last_reset = 0;
@@ -436,6 +437,21 @@ static void test_conservation_fixed(void **state)
 				   .eof_pos_width = 4, .brakes = 14, .drain_period = 128 },
 			    .mi_per_clk = 2 };
 	conservation_one(&pg2, 5000, 1);
+	/* the general paths: more than 4 regions, more than 4 buses */
+	struct pgen pg3 = { .g = { .buses = 3, .regions = 8, .region_items = { 4, 6, 8 },
+				   .eof_pos_width = 3, .brakes = 5, .drain_period = 256 },
+			    .mi_per_clk = 2 };
+	conservation_one(&pg3, 6000, 1);
+	struct pgen pg4 = { .g = { .buses = 8, .regions = 16, .region_items = { 8, 8, 8, 8, 16, 16, 2, 1 },
+				   .eof_pos_width = 4, .brakes = 0, .drain_period = 512 },
+			    .mi_per_clk = 3 };
+	conservation_one(&pg4, 6000, 0);
+	struct pgen pg5 = { .g = { .buses = 32, .regions = 1, .region_items = { 0 },
+				   .eof_pos_width = 3, .brakes = 32, .drain_period = 1024 },
+			    .mi_per_clk = 3 };
+	for (unsigned b = 0; b < 32; b++)
+		pg5.g.region_items[b] = 1 + b % 8;
+	conservation_one(&pg5, 4000, 1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -487,7 +503,7 @@ static void assert_same_stats(const ptm_probe *a, const ptm_probe *b)
 static void lockstep(ptm_probe *a, ptm_probe *b, const struct ptm_probe_generics *g, unsigned n,
 		     int steady_pct)
 {
-	struct ptm_bus_in in[4];
+	struct ptm_bus_in in[TB];
 	uint32_t brake = 0;
 	random_inputs(g, in, &brake);
 	for (unsigned i = 0; i < n; i++) {
@@ -530,7 +546,7 @@ static void test_batch_equals_single(void **state)
 		ptm_probe_debug_slow(b, t % 2);
 		for (unsigned round = 0; round < 6; round++) {
 			lockstep(a, b, g, 50 + rndn(3 * g->drain_period), 90);
-			struct ptm_bus_in in[4];
+			struct ptm_bus_in in[TB];
 			uint32_t brake;
 			random_inputs(g, in, &brake);
 			int rst = rndn(6) == 0;
@@ -577,16 +593,30 @@ static void test_shortcuts_exact(void **state)
 {
 	(void)state;
 	rng_state = 0x5eed5eedull;
-	for (unsigned t = 0; t < 30; t++) {
+	for (unsigned t = 0; t < 33; t++) {
 		struct pgen pg;
 		random_generics(&pg);
+		if (t == 30) /* the general paths: more regions, more buses */
+			pg.g = (struct ptm_probe_generics){ .buses = 3, .regions = 8,
+				.region_items = { 4, 6, 8 }, .eof_pos_width = 3, .brakes = 5,
+				.drain_period = 256 };
+		if (t == 31)
+			pg.g = (struct ptm_probe_generics){ .buses = 8, .regions = 16,
+				.region_items = { 8, 8, 8, 8, 16, 16, 2, 1 }, .eof_pos_width = 4,
+				.brakes = 0, .drain_period = 512 };
+		if (t == 32) {
+			pg.g = (struct ptm_probe_generics){ .buses = 32, .regions = 1,
+				.eof_pos_width = 3, .brakes = 32, .drain_period = 1024 };
+			for (unsigned b = 0; b < 32; b++)
+				pg.g.region_items[b] = 1 + b % 8;
+		}
 		const struct ptm_probe_generics *g = &pg.g;
 		char msg[256];
 		ptm_probe *a = NULL, *b = NULL;
 		assert_int_equal(ptm_probe_new(g, &a, msg, sizeof(msg)), 0);
 		assert_int_equal(ptm_probe_new(g, &b, msg, sizeof(msg)), 0);
 		ptm_probe_debug_slow(b, 1);
-		struct ptm_bus_in in[4];
+		struct ptm_bus_in in[TB];
 		uint32_t brake = 0;
 		random_inputs(g, in, &brake);
 		int mr = 0, fl = 0;
