@@ -63,6 +63,10 @@ struct pte_scenario {
 	double warmup_us;
 	double mmio_read_ns, mmio_write_ns; /* host access to the MI bus */
 	struct pte_ep_cfg ep[PTM_MAX_ENDPOINTS];
+	/* where keys were set (0 = not in the file), for messages */
+	char origin[192];
+	uint16_t line_ep[PTM_MAX_ENDPOINTS][64];
+	uint16_t line_gen[64];
 };
 
 /* The default scenario (the realistic mixed load of plain `sim`), then a

@@ -156,6 +156,7 @@ struct key {
 	enum ktype type;
 	size_t off;
 	double min, max;
+	int pow2; /* the value must be a power of two */
 };
 
 #define G(f) offsetof(struct ptm_generics, f)
@@ -164,58 +165,58 @@ struct key {
 #define P(f) offsetof(struct pte_port_cfg, f)
 
 static const struct key keys[] = {
-	{ S_CARD, "name", K_STR, C(name), 0, 0 },
-	{ S_CARD, "seed", K_U64, C(seed), 0, 1.8e19 },
-	{ S_CARD, "warmup_us", K_DOUBLE, C(warmup_us), 0, 1e6 },
-	{ S_CARD, "mmio_read_ns", K_DOUBLE, C(mmio_read_ns), 0, 1e5 },
-	{ S_CARD, "mmio_write_ns", K_DOUBLE, C(mmio_write_ns), 0, 1e5 },
-	{ S_CARD, "pcie_clock_mhz", K_DOUBLE, C(pcie_mhz), 1, 2000 },
-	{ S_CARD, "dma_clock_mhz", K_DOUBLE, C(dma_mhz), 1, 2000 },
-	{ S_CARD, "mi_clock_mhz", K_DOUBLE, C(mi_mhz), 1, 2000 },
-	{ S_GEN, "PCIE_ENDPOINTS", K_UINT, G(pcie_endpoints), 1, PTM_MAX_ENDPOINTS },
-	{ S_GEN, "DMA_PORTS", K_UINT, G(dma_ports), 1, PTM_MAX_DMA_PORTS },
-	{ S_GEN, "PCIE_RQ_MFB_REGIONS", K_UINT, G(pcie_rq_mfb_regions), 1, PTM_MAX_REGIONS },
-	{ S_GEN, "PCIE_RC_MFB_REGIONS", K_UINT, G(pcie_rc_mfb_regions), 1, PTM_MAX_REGIONS },
-	{ S_GEN, "DMA_UP_MFB_REGIONS", K_UINT, G(dma_up_mfb_regions), 1, PTM_MAX_REGIONS },
-	{ S_GEN, "DMA_DOWN_MFB_REGIONS", K_UINT, G(dma_down_mfb_regions), 1, PTM_MAX_REGIONS },
-	{ S_GEN, "PCIE_RQ_MFB_REGION_BYTES", K_UINT, G(pcie_rq_mfb_region_bytes), 1, 4096 },
-	{ S_GEN, "PCIE_RC_MFB_REGION_BYTES", K_UINT, G(pcie_rc_mfb_region_bytes), 1, 4096 },
-	{ S_GEN, "DMA_UP_MFB_REGION_BYTES", K_UINT, G(dma_up_mfb_region_bytes), 1, 4096 },
-	{ S_GEN, "DMA_DOWN_MFB_REGION_BYTES", K_UINT, G(dma_down_mfb_region_bytes), 1, 4096 },
-	{ S_GEN, "MFB_ITEM_BYTES", K_UINT, G(mfb_item_bytes), 1, 4096 },
-	{ S_GEN, "PCIE_EOF_POS_WIDTH", K_UINT, G(pcie_eof_pos_width), 0, 8 },
-	{ S_GEN, "DMA_EOF_POS_WIDTH", K_UINT, G(dma_eof_pos_width), 0, 8 },
-	{ S_GEN, "CNT_WIDTH", K_UINT, G(cnt_width), 33, 64 },
-	{ S_GEN, "DRAIN_PERIOD", K_UINT, G(drain_period), 1, 65536 },
-	{ S_GEN, "TAG_CAPACITY", K_UINT, G(tag_capacity), 1, 65535 },
-	{ S_GEN, "STFIFO_CAPACITY", K_UINT, G(stfifo_capacity), 1, 65535 },
-	{ S_EP, "link_gen", K_UINT, E(link_gen), 1, 5 },
-	{ S_EP, "link_width", K_UINT, E(link_width), 1, 32 },
-	{ S_EP, "link_up", K_BOOL, E(link_up), 0, 1 },
-	{ S_EP, "mps", K_UINT, E(mps), 128, 4096 },
-	{ S_EP, "mrrs", K_UINT, E(mrrs), 128, 4096 },
-	{ S_EP, "rcb", K_UINT, E(rcb), 64, 128 },
-	{ S_EP, "ext_tag", K_BOOL, E(ext_tag), 0, 1 },
-	{ S_EP, "tag_10bit", K_BOOL, E(tag10b), 0, 1 },
-	{ S_EP, "tags", K_UINT, E(tags), 0, 2047 },
-	{ S_EP, "cpl_headers", K_UINT, E(cpl_headers), 0, 65535 },
-	{ S_EP, "tag_ready_delay", K_UINT, E(tag_ready_delay), 0, 1000 },
-	{ S_EP, "host_latency_ns", K_DOUBLE, E(latency_ns), 10, 1e6 },
-	{ S_EP, "host_latency_jitter_ns", K_DOUBLE, E(jitter_ns), 0, 1e6 },
-	{ S_EP, "host_latency_dist", K_LAT, E(lat_kind), 0, 0 },
-	{ S_EP, "host_cpl_bytes", K_UINT, E(host_cpl_bytes), 0, 4096 },
-	{ S_EP, "dllp_overhead_pct", K_PCT, E(dllp_overhead), 0, 50 },
-	{ S_EP, "tx_buffer_bytes", K_UINT, E(tx_buffer_bytes), 256, 1 << 20 },
-	{ S_EP, "ptc_requests", K_UINT, E(ptc_requests), 1, 4096 },
-	{ S_EP, "ptc_data_bytes", K_UINT, E(ptc_data_bytes), 4096, 1 << 20 },
-	{ S_EP, "down_fifo_words", K_UINT, E(down_fifo_words), 8, 65536 },
-	{ S_EP, "down_fifo_headers", K_UINT, E(down_fifo_headers), 2, 65536 },
-	{ S_DMA, "read_gbps", K_RATE, P(read_gbps), 0, 10000 },
-	{ S_DMA, "write_gbps", K_RATE, P(write_gbps), 0, 10000 },
-	{ S_DMA, "read_size", K_DIST, P(read_size), 1, 65536 },
-	{ S_DMA, "write_size", K_DIST, P(write_size), 1, 65536 },
-	{ S_DMA, "align", K_UINT, P(align), 4, 4096 },
-	{ S_DMA, "down_ready_pct", K_PCT, P(down_ready), 1, 100 },
+	{ S_CARD, "name", K_STR, C(name), 0, 0, 0 },
+	{ S_CARD, "seed", K_U64, C(seed), 0, 1.8e19, 0 },
+	{ S_CARD, "warmup_us", K_DOUBLE, C(warmup_us), 0, 1e6, 0 },
+	{ S_CARD, "mmio_read_ns", K_DOUBLE, C(mmio_read_ns), 0, 1e5, 0 },
+	{ S_CARD, "mmio_write_ns", K_DOUBLE, C(mmio_write_ns), 0, 1e5, 0 },
+	{ S_CARD, "pcie_clock_mhz", K_DOUBLE, C(pcie_mhz), 1, 2000, 0 },
+	{ S_CARD, "dma_clock_mhz", K_DOUBLE, C(dma_mhz), 1, 2000, 0 },
+	{ S_CARD, "mi_clock_mhz", K_DOUBLE, C(mi_mhz), 1, 2000, 0 },
+	{ S_GEN, "PCIE_ENDPOINTS", K_UINT, G(pcie_endpoints), 1, PTM_MAX_ENDPOINTS, 0 },
+	{ S_GEN, "DMA_PORTS", K_UINT, G(dma_ports), 1, PTM_MAX_DMA_PORTS, 0 },
+	{ S_GEN, "PCIE_RQ_MFB_REGIONS", K_UINT, G(pcie_rq_mfb_regions), 1, PTM_MAX_REGIONS, 0 },
+	{ S_GEN, "PCIE_RC_MFB_REGIONS", K_UINT, G(pcie_rc_mfb_regions), 1, PTM_MAX_REGIONS, 0 },
+	{ S_GEN, "DMA_UP_MFB_REGIONS", K_UINT, G(dma_up_mfb_regions), 1, PTM_MAX_REGIONS, 0 },
+	{ S_GEN, "DMA_DOWN_MFB_REGIONS", K_UINT, G(dma_down_mfb_regions), 1, PTM_MAX_REGIONS, 0 },
+	{ S_GEN, "PCIE_RQ_MFB_REGION_BYTES", K_UINT, G(pcie_rq_mfb_region_bytes), 1, 4096, 0 },
+	{ S_GEN, "PCIE_RC_MFB_REGION_BYTES", K_UINT, G(pcie_rc_mfb_region_bytes), 1, 4096, 0 },
+	{ S_GEN, "DMA_UP_MFB_REGION_BYTES", K_UINT, G(dma_up_mfb_region_bytes), 1, 4096, 0 },
+	{ S_GEN, "DMA_DOWN_MFB_REGION_BYTES", K_UINT, G(dma_down_mfb_region_bytes), 1, 4096, 0 },
+	{ S_GEN, "MFB_ITEM_BYTES", K_UINT, G(mfb_item_bytes), 1, 4096, 0 },
+	{ S_GEN, "PCIE_EOF_POS_WIDTH", K_UINT, G(pcie_eof_pos_width), 0, 8, 0 },
+	{ S_GEN, "DMA_EOF_POS_WIDTH", K_UINT, G(dma_eof_pos_width), 0, 8, 0 },
+	{ S_GEN, "CNT_WIDTH", K_UINT, G(cnt_width), 33, 64, 0 },
+	{ S_GEN, "DRAIN_PERIOD", K_UINT, G(drain_period), 1, 65536, 1 },
+	{ S_GEN, "TAG_CAPACITY", K_UINT, G(tag_capacity), 1, 65535, 0 },
+	{ S_GEN, "STFIFO_CAPACITY", K_UINT, G(stfifo_capacity), 1, 65535, 0 },
+	{ S_EP, "link_gen", K_UINT, E(link_gen), 1, 5, 0 },
+	{ S_EP, "link_width", K_UINT, E(link_width), 1, 32, 1 },
+	{ S_EP, "link_up", K_BOOL, E(link_up), 0, 1, 0 },
+	{ S_EP, "mps", K_UINT, E(mps), 128, 4096, 1 },
+	{ S_EP, "mrrs", K_UINT, E(mrrs), 128, 4096, 1 },
+	{ S_EP, "rcb", K_UINT, E(rcb), 64, 128, 1 },
+	{ S_EP, "ext_tag", K_BOOL, E(ext_tag), 0, 1, 0 },
+	{ S_EP, "tag_10bit", K_BOOL, E(tag10b), 0, 1, 0 },
+	{ S_EP, "tags", K_UINT, E(tags), 0, 2047, 0 },
+	{ S_EP, "cpl_headers", K_UINT, E(cpl_headers), 0, 65535, 0 },
+	{ S_EP, "tag_ready_delay", K_UINT, E(tag_ready_delay), 0, 1000, 0 },
+	{ S_EP, "host_latency_ns", K_DOUBLE, E(latency_ns), 10, 1e6, 0 },
+	{ S_EP, "host_latency_jitter_ns", K_DOUBLE, E(jitter_ns), 0, 1e6, 0 },
+	{ S_EP, "host_latency_dist", K_LAT, E(lat_kind), 0, 0, 0 },
+	{ S_EP, "host_cpl_bytes", K_UINT, E(host_cpl_bytes), 0, 4096, 0 },
+	{ S_EP, "dllp_overhead_pct", K_PCT, E(dllp_overhead), 0, 50, 0 },
+	{ S_EP, "tx_buffer_bytes", K_UINT, E(tx_buffer_bytes), 256, 1 << 20, 0 },
+	{ S_EP, "ptc_requests", K_UINT, E(ptc_requests), 1, 4096, 0 },
+	{ S_EP, "ptc_data_bytes", K_UINT, E(ptc_data_bytes), 4096, 1 << 20, 0 },
+	{ S_EP, "down_fifo_words", K_UINT, E(down_fifo_words), 8, 65536, 0 },
+	{ S_EP, "down_fifo_headers", K_UINT, E(down_fifo_headers), 2, 65536, 0 },
+	{ S_DMA, "read_gbps", K_RATE, P(read_gbps), 0, 10000, 0 },
+	{ S_DMA, "write_gbps", K_RATE, P(write_gbps), 0, 10000, 0 },
+	{ S_DMA, "read_size", K_DIST, P(read_size), 1, 65536, 0 },
+	{ S_DMA, "write_size", K_DIST, P(write_size), 1, 65536, 0 },
+	{ S_DMA, "align", K_UINT, P(align), 4, 4096, 1 },
+	{ S_DMA, "down_ready_pct", K_PCT, P(down_ready), 1, 100, 0 },
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -430,6 +431,11 @@ static int set_value(struct ctx *c, const struct key *k, void *base, const char 
 			snprintf(why, wl, "must be %.0f to %.0f", k->min, k->max);
 			return -1;
 		}
+		if (k->pow2 && (x & (x - 1))) {
+			snprintf(why, wl, "must be a power of two from %.0f to %.0f", k->min,
+				 k->max);
+			return -1;
+		}
 		if (k->type == K_UINT)
 			*(unsigned *)(void *)f = (unsigned)x;
 		else
@@ -592,6 +598,8 @@ static int handler(void *user, const char *section, const char *name, const char
 		if (set_value(c, k, &s->g, value, why, sizeof(why)))
 			return fail(c, "[generics] %s = %s: %s", k->name, value, why);
 		c->gen_line[ki] = c->line;
+		if (c->depth == 0)
+			s->line_gen[ki] = (uint16_t)c->line;
 		return 1;
 	}
 	for (int e = 0; e < PTM_MAX_ENDPOINTS; e++) {
@@ -601,6 +609,8 @@ static int handler(void *user, const char *section, const char *name, const char
 			if (set_value(c, k, &s->ep[e], value, why, sizeof(why)))
 				return fail(c, "[%s] %s = %s: %s", section, name, value, why);
 			c->ep_line[e][ki] = c->line;
+			if (c->depth == 0)
+				s->line_ep[e][ki] = (uint16_t)c->line;
 			continue;
 		}
 		for (int p = 0; p < PTM_MAX_DMA_PORTS; p++) {
@@ -636,6 +646,8 @@ static int parse_into(const char *text, const char *origin, struct ctx *parent,
 	c->msglen = msglen;
 	c->max_ep = c->max_port = -1;
 	c->depth = parent ? parent->depth + 1 : 0;
+	if (!parent)
+		snprintf(s->origin, sizeof(s->origin), "%s", origin);
 	int rc = ini_parse_stream(reader, c, handler, c);
 	int err = c->err;
 	if (!err && rc > 0) {
@@ -668,74 +680,89 @@ int pte_scenario_parse_text(const char *text, const char *origin, struct pte_sce
 	return parse_into(text, origin, NULL, s, msg, msglen);
 }
 
-static int is_pow2(unsigned x)
+
+static int key_index(enum ksect sect, const char *name)
 {
-	return x && !(x & (x - 1));
+	for (size_t i = 0; i < NKEYS; i++)
+		if (keys[i].sect == sect && strcmp(keys[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* "FILE:LINE: " of the latest of up to two endpoint keys set in the file,
+ * or "NAME: " when neither was. */
+static void where(const struct pte_scenario *s, unsigned e, const char *k1, const char *k2,
+		  char *out, size_t len)
+{
+	int i1 = key_index(S_EP, k1), i2 = k2 ? key_index(S_EP, k2) : -1;
+	unsigned l1 = i1 >= 0 ? s->line_ep[e][i1] : 0, l2 = i2 >= 0 ? s->line_ep[e][i2] : 0;
+	unsigned l = l1 > l2 ? l1 : l2;
+	if (l)
+		snprintf(out, len, "%s:%u: ", s->origin, l);
+	else
+		snprintf(out, len, "%s: ", s->origin[0] ? s->origin : s->name);
 }
 
 int pte_scenario_check(const struct pte_scenario *s, char *msg, size_t msglen)
 {
 	const struct ptm_generics *g = &s->g;
+	char pre[256];
 	int rc = ptm_generics_check(g, msg, msglen);
-	if (rc)
+	if (rc) {
+		/* name the line of the generic the model complains about */
+		char tmp[512];
+		unsigned best = 0;
+		for (size_t i = 0; i < NKEYS; i++)
+			if (keys[i].sect == S_GEN && s->line_gen[i] && strstr(msg, keys[i].name) &&
+			    s->line_gen[i] > best)
+				best = s->line_gen[i];
+		snprintf(tmp, sizeof(tmp), "%s", msg);
+		if (best)
+			snprintf(msg, msglen, "%s:%u: %s", s->origin, best, tmp);
+		else
+			snprintf(msg, msglen, "%s: %s", s->origin[0] ? s->origin : s->name, tmp);
 		return rc;
-	if (g->pcie_rq_mfb_region_bytes % g->mfb_item_bytes ||
-	    g->pcie_rc_mfb_region_bytes % g->mfb_item_bytes ||
-	    g->dma_up_mfb_region_bytes % g->mfb_item_bytes ||
-	    g->dma_down_mfb_region_bytes % g->mfb_item_bytes) {
-		snprintf(msg, msglen, "%s: the MFB region sizes must be multiples of MFB_ITEM_BYTES "
-				      "(%u)", s->name, g->mfb_item_bytes);
-		return -EINVAL;
 	}
+	const char *gbad = NULL;
 	unsigned pi = (g->pcie_rq_mfb_region_bytes > g->pcie_rc_mfb_region_bytes
 			       ? g->pcie_rq_mfb_region_bytes
 			       : g->pcie_rc_mfb_region_bytes) / g->mfb_item_bytes;
 	unsigned di = (g->dma_up_mfb_region_bytes > g->dma_down_mfb_region_bytes
 			       ? g->dma_up_mfb_region_bytes
 			       : g->dma_down_mfb_region_bytes) / g->mfb_item_bytes;
-	if (pi > 256 || di > 256 || (1u << g->pcie_eof_pos_width) < pi ||
-	    (1u << g->dma_eof_pos_width) < di) {
-		snprintf(msg, msglen, "%s: EOF_POS fields too narrow for %u/%u items per region "
-				      "(PCIE_EOF_POS_WIDTH %u, DMA_EOF_POS_WIDTH %u)",
-			 s->name, pi, di, g->pcie_eof_pos_width, g->dma_eof_pos_width);
-		return -EINVAL;
-	}
-	if (g->pcie_rq_mfb_region_bytes < 16 || g->pcie_rc_mfb_region_bytes < 16) {
-		snprintf(msg, msglen, "%s: PCIe MFB regions must hold a 16-byte TLP header",
-			 s->name);
-		return -EINVAL;
-	}
-	if (!(s->pcie_mhz > 0 && s->dma_mhz > 0 && s->mi_mhz > 0)) {
-		snprintf(msg, msglen, "%s: clock frequencies must be positive", s->name);
+	if (g->pcie_rq_mfb_region_bytes % g->mfb_item_bytes ||
+	    g->pcie_rc_mfb_region_bytes % g->mfb_item_bytes ||
+	    g->dma_up_mfb_region_bytes % g->mfb_item_bytes ||
+	    g->dma_down_mfb_region_bytes % g->mfb_item_bytes)
+		gbad = "the *_MFB_REGION_BYTES generics must be multiples of MFB_ITEM_BYTES";
+	else if (pi > 256 || di > 256 || (1u << g->pcie_eof_pos_width) < pi ||
+		 (1u << g->dma_eof_pos_width) < di)
+		gbad = "PCIE_EOF_POS_WIDTH/DMA_EOF_POS_WIDTH too narrow for the items of a region";
+	else if (g->pcie_rq_mfb_region_bytes < 16 || g->pcie_rc_mfb_region_bytes < 16)
+		gbad = "PCIE_RQ/RC_MFB_REGION_BYTES must hold a 16-byte TLP header";
+	else if (!(s->pcie_mhz > 0 && s->dma_mhz > 0 && s->mi_mhz > 0))
+		gbad = "clock frequencies must be positive";
+	if (gbad) {
+		snprintf(msg, msglen, "%s: %s", s->origin[0] ? s->origin : s->name, gbad);
 		return -EINVAL;
 	}
 	for (unsigned e = 0; e < g->pcie_endpoints; e++) {
 		const struct pte_ep_cfg *c = &s->ep[e];
-		const char *bad = NULL;
-		if (!is_pow2(c->mps))
-			bad = "mps must be 128, 256, 512, 1024, 2048 or 4096";
-		else if (!is_pow2(c->mrrs))
-			bad = "mrrs must be 128, 256, 512, 1024, 2048 or 4096";
-		else if (c->rcb != 64 && c->rcb != 128)
-			bad = "rcb must be 64 or 128";
-		else if (c->link_width != 1 && c->link_width != 2 && c->link_width != 4 &&
-			 c->link_width != 8 && c->link_width != 16 && c->link_width != 32)
-			bad = "link_width must be 1, 2, 4, 8, 16 or 32";
-		else if (c->host_cpl_bytes &&
-			 (c->host_cpl_bytes % c->rcb || c->host_cpl_bytes > c->mps))
-			bad = "host_cpl_bytes must be a multiple of rcb and at most mps";
-		else if (c->jitter_ns > c->latency_ns)
-			bad = "host_latency_jitter_ns must not exceed host_latency_ns";
-		if (bad) {
-			snprintf(msg, msglen, "%s: [endpoint %u] %s", s->name, e, bad);
+		if (c->host_cpl_bytes && (c->host_cpl_bytes % c->rcb || c->host_cpl_bytes > c->mps)) {
+			where(s, e, "host_cpl_bytes", "mps", pre, sizeof(pre));
+			snprintf(msg, msglen,
+				 "%s[endpoint %u] host_cpl_bytes %u must be a multiple of rcb (%u) "
+				 "and at most mps (%u)",
+				 pre, e, c->host_cpl_bytes, c->rcb, c->mps);
 			return -EINVAL;
 		}
-		for (unsigned p = 0; p < g->dma_ports; p++)
-			if (!is_pow2(c->port[p].align)) {
-				snprintf(msg, msglen, "%s: [dma %u.%u] align must be a power of two",
-					 s->name, e, p);
-				return -EINVAL;
-			}
+		if (c->jitter_ns > c->latency_ns) {
+			where(s, e, "host_latency_jitter_ns", "host_latency_ns", pre, sizeof(pre));
+			snprintf(msg, msglen,
+				 "%s[endpoint %u] host_latency_jitter_ns %g exceeds host_latency_ns %g",
+				 pre, e, c->jitter_ns, c->latency_ns);
+			return -EINVAL;
+		}
 	}
 	return 0;
 }
