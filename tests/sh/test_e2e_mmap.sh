@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The PCI BAR code path end to end: an image of a conformance case laid
+# out as the component's 64 KiB in a regular file, read with
+# -d mmap:FILE[@OFFSET] (pci: maps sysfs resource files through the very
+# same code), gives the report of -d image: for the same registers; the
+# tool's COMMAND writes land in the file.
+#
+# Usage: test_e2e_mmap.sh BIN_DIR TESTS_DIR
+set -u
+bin=$1
+data=$2
+tool=$bin/nfb-pcie-telemetry
+cases=$data/conformance/report
+[ -x "$tool" ] || { echo "FAIL: $tool is not built"; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# first_image CASE OUT: the register image of the case's first image only
+first_image() {
+	awk 'NR == 1 { print; next } /^@snapshot/ { n++ } n <= 1 { print }' "$cases/$1.regs" >"$2"
+}
+
+# to_bin REGS OUT BASE SIZE: the first image's registers as little-endian
+# words at byte BASE of a SIZE-byte file
+to_bin() {
+	LC_ALL=C awk -v base="$3" -v size="$4" '
+		function hex(s,   v, i, c) {
+			sub(/^0[xX]/, "", s); v = 0
+			for (i = 1; i <= length(s); i++) {
+				c = index("0123456789abcdef", tolower(substr(s, i, 1))) - 1
+				v = v * 16 + c
+			}
+			return v
+		}
+		{ sub(/#.*/, "") }
+		/^@snapshot/ { n++; next }
+		n == 1 && NF == 2 { w[base + hex($1)] = hex($2) }
+		END {
+			for (o = 0; o < size; o += 4) {
+				v = (o in w) ? w[o] : 0
+				for (k = 0; k < 4; k++) { printf "%c", v % 256; v = int(v / 256) }
+			}
+		}' "$1" >"$2"
+}
+
+for c in basic_t1 four_ep_wide two_ep_two_ports huge_totals_64 flags_both_totals link_down_ep1; do
+	first_image "$c" "$work/$c.regs"
+	to_bin "$work/$c.regs" "$work/$c.bin" 0 65536
+	"$tool" -d "image:$work/$c.regs" -t 0 >"$work/want" 2>&1
+	"$tool" -d "mmap:$work/$c.bin" -t 0 >"$work/got" 2>&1
+	cmp -s "$work/want" "$work/got" && ok || { bad "$c: mmap report differs"; diff "$work/want" "$work/got" | head -4; }
+	"$tool" -d "mmap:$work/$c.bin" -t 0 -j >"$work/got" 2>&1
+	"$tool" -d "image:$work/$c.regs" -t 0 -j >"$work/want" 2>&1
+	cmp -s "$work/want" "$work/got" && ok || bad "$c: mmap JSON differs"
+done
+
+# the component at an offset that is not page aligned, inside a larger file
+to_bin "$work/basic_t1.regs" "$work/off.bin" 0 65536
+{ head -c 4100 /dev/zero; cat "$work/off.bin"; head -c 300 /dev/zero; } >"$work/big.bin"
+"$tool" -d "image:$work/basic_t1.regs" -t 0 >"$work/want"
+"$tool" -d "mmap:$work/big.bin@0x1004" -t 0 >"$work/got" 2>&1
+cmp -s "$work/want" "$work/got" && ok || bad "component at 0x1004: $(head -1 "$work/got")"
+# an interval on a device that does not change: every difference is 0,
+# and the measured time is about the requested one
+"$tool" -d "mmap:$work/big.bin@1004" -t 0.2 -j >"$work/got" 2>&1
+sec=$(sed -n 's/^ *"seconds": \([0-9.e-]*\),$/\1/p' "$work/got")
+awk -v s="$sec" 'BEGIN { exit !(s >= 0.2 && s < 0.5) }' && ok || bad "-t 0.2 measured '$sec' s"
+grep -q '"pcie_cycles": 0,' "$work/got" && ok || bad "-t 0.2: counters did not cancel"
+
+# the COMMAND writes reach the device: the last one of -t 0.2 is SNAPSHOT,
+# of -c the full clear
+cmd() { od -A n -t u4 -j $((4100 + 0x20)) -N 4 "$work/big.bin" | tr -d ' '; }
+[ "$(cmd)" = 1 ] && ok || bad "COMMAND after a reading is $(cmd), expected 1"
+"$tool" -d "mmap:$work/big.bin@0x1004" -c >/dev/null
+[ "$(cmd)" = 14 ] && ok || bad "COMMAND after -c is $(cmd), expected 14"
+
+echo "test_e2e_mmap: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
