@@ -922,6 +922,62 @@ static int uniform_read(const struct ep *e, const struct req *r, unsigned *ntlp,
 	return 1;
 }
 
+
+/*
+ * The PTC asks for the resources of a group of reads at once: the next
+ * read TLPs of the head request group, up to ptc_read_group of them, but
+ * never more than a quarter of the tags, the storage FIFO words or the
+ * completion header credits (so that a group always fits eventually).
+ * The first TLP's needs are given.
+ */
+static void group_need(const struct ep *e, const struct req *r, uint32_t w0, uint32_t h0,
+		       unsigned *gt, uint64_t *gw, uint64_t *gh)
+{
+	unsigned G = e->cfg->ptc_read_group;
+	uint64_t maxw = e->info.stfifo_words / 4, maxh = e->info.cpl_headers / 4;
+	unsigned maxt = e->tags_pool / 4;
+	*gt = 1;
+	*gw = w0;
+	*gh = h0;
+	uint32_t off = r->off;
+	uint64_t addr = r->addr, left = r->count;
+	for (;;) {
+		/* advance to the next TLP */
+		uint64_t a = addr + off;
+		uint32_t rest = r->size - off;
+		uint32_t chunk = rest < e->info.mrrs ? rest : e->info.mrrs;
+		uint32_t to4k = 4096u - (uint32_t)(a % 4096u);
+		if (chunk > to4k)
+			chunk = to4k;
+		off += chunk;
+		if (off >= r->size) {
+			off = 0;
+			addr += r->stride;
+			if (--left == 0)
+				return;
+		}
+		if (*gt >= G)
+			return;
+		a = addr + off;
+		rest = r->size - off;
+		chunk = rest < e->info.mrrs ? rest : e->info.mrrs;
+		to4k = 4096u - (uint32_t)(a % 4096u);
+		if (chunk > to4k)
+			chunk = to4k;
+		struct cpl_run cr[4];
+		unsigned n = cpl_split(e, a, chunk, cr);
+		uint64_t w = 0;
+		for (unsigned i = 0; i < n; i++)
+			w += cr[i].count * cdiv32(cr[i].bytes, e->rc_word);
+		uint64_t h = cdiv32((a % e->info.rcb) + chunk, e->info.rcb);
+		if (*gt + 1 > maxt || *gw + w > maxw || (e->info.cpl_headers && *gh + h > maxh))
+			return;
+		(*gt)++;
+		*gw += w;
+		*gh += h;
+	}
+}
+
 static int link_wait(struct ep *e, int64_t now, uint64_t *wait)
 {
 	double buf = (double)e->cfg->tx_buffer_bytes / e->up_Bpc;
@@ -1006,14 +1062,17 @@ static void rq_step(struct ep *e, int64_t T0, uint64_t S)
 			need_w += cr[i].count * cdiv32(cr[i].bytes, e->rc_word);
 		cplh = cdiv32((a % e->info.rcb) + chunk, e->info.rcb);
 		unsigned freet = e->tags_pool - e->tags_used;
+		unsigned gt;
+		uint64_t gw, gh;
+		group_need(e, r, need_w, cplh, &gt, &gw, &gh);
 		int reason = -1;
-		if (freet == 0)
+		if (freet < gt)
 			reason = 0;
-		else if (freet <= e->notready)
+		else if (freet - e->notready < gt)
 			reason = 1;
-		else if (e->stored + e->reserved + need_w > e->info.stfifo_words)
+		else if (e->stored + e->reserved + gw > e->info.stfifo_words)
 			reason = 2;
-		else if (e->info.cpl_headers && e->cplh_used + cplh > e->info.cpl_headers)
+		else if (e->info.cpl_headers && e->cplh_used + gh > e->info.cpl_headers)
 			reason = 3;
 		if (reason >= 0) {
 			uint64_t trc = pte_mfb_used(&e->rc);

@@ -48,6 +48,7 @@ struct pte_ep_cfg {
 	unsigned host_cpl_bytes;  /* 0 = MPS */
 	double dllp_overhead;     /* share of link bandwidth used by DLLPs */
 	unsigned tx_buffer_bytes; /* Hard IP transmit buffer */
+	unsigned ptc_read_group;  /* read TLPs the PTC asks resources for at once */
 	unsigned ptc_requests;    /* PTC input buffer: requests */
 	unsigned ptc_data_bytes;  /* PTC input buffer: write payload */
 	unsigned down_fifo_words; /* asynchronous FIFOs towards each DMA port */

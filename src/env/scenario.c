@@ -129,6 +129,7 @@ void pte_scenario_default(struct pte_scenario *s)
 		c->dllp_overhead = 0.03;
 		c->tx_buffer_bytes = 8192;
 		c->ptc_requests = 64;
+		c->ptc_read_group = 8;
 		c->ptc_data_bytes = 8192;
 		c->down_fifo_words = 128;
 		c->down_fifo_headers = 32;
@@ -207,6 +208,7 @@ static const struct key keys[] = {
 	{ S_EP, "host_cpl_bytes", K_UINT, E(host_cpl_bytes), 0, 4096, 0 },
 	{ S_EP, "dllp_overhead_pct", K_PCT, E(dllp_overhead), 0, 50, 0 },
 	{ S_EP, "tx_buffer_bytes", K_UINT, E(tx_buffer_bytes), 256, 1 << 20, 0 },
+	{ S_EP, "ptc_read_group", K_UINT, E(ptc_read_group), 1, 64, 0 },
 	{ S_EP, "ptc_requests", K_UINT, E(ptc_requests), 1, 4096, 0 },
 	{ S_EP, "ptc_data_bytes", K_UINT, E(ptc_data_bytes), 4096, 1 << 20, 0 },
 	{ S_EP, "down_fifo_words", K_UINT, E(down_fifo_words), 8, 65536, 0 },
