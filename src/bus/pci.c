@@ -200,7 +200,7 @@ int pt_bus_open_mmap_file(const char *path, uint64_t offset, struct pt_bus **out
 {
 	char dev[sizeof(((struct pt_bus *)0)->device)];
 
-	snprintf(dev, sizeof(dev), "%s@0x%llX", path, (unsigned long long)offset);
+	snprintf(dev, sizeof(dev), "mmap:%s@0x%llX", path, (unsigned long long)offset);
 	return map_file(path, dev, offset, out, msg, msglen);
 }
 
