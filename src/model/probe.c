@@ -509,14 +509,10 @@ ALWAYS_INLINE void compute_add_n(ptm_probe *p, const struct ptm_bus_in *bus, uin
 		const uint32_t sof = in->sof & rm, eof = in->eof & rm;
 		const uint32_t w = p->walk[((p->frame_open >> b) & 1u) | sof << 1 | eof << 5];
 		const uint32_t vmask = w & rm;
-		const uint32_t ri = p->g.region_items[b];
-		uint32_t items = 0;
-		for (unsigned r = 0; r < NR; r++) {
-			/* eof ? pos+1 : ri, counted when valid; masks, not branches */
-			const uint32_t endp = (uint32_t)(in->eof_pos[r] & p->pos_mask) + 1u;
-			const uint32_t term = ri ^ ((endp ^ ri) & (0u - ((eof >> r) & 1u)));
-			items += term & (0u - ((vmask >> r) & 1u));
-		}
+		const uint32_t endm = vmask & eof;
+		uint32_t items = p->g.region_items[b] * popc4(vmask & ~eof);
+		for (unsigned r = 0; r < NR; r++)
+			items += ((endm >> r) & 1u) * ((uint32_t)(in->eof_pos[r] & p->pos_mask) + 1u);
 		const uint32_t mm = 0u - move;
 		const uint32_t mvb = popc4(in->mvb_vld & rm) & (0u - (msrc & mdst));
 		const uint32_t nsof = popc4(sof) & mm;
