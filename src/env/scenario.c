@@ -59,10 +59,11 @@ static const struct preset presets[] = {
 	  "[dma]\nread_gbps = max\nread_size = 64:1,1500:2\nwrite_gbps = 0\ndown_ready_pct = 30\n" },
 	{ "link-down", "the PCIe link is down, nothing moves",
 	  "[card]\nname = link-down\n[endpoint]\nlink_up = no\n" },
-	{ "two-endpoints", "two PCIe endpoints (x8 each), each with reads and writes",
+	{ "two-endpoints", "two PCIe endpoints (x8 each): 40+30 and 20+50 Gbit/s of reads+writes",
 	  "[card]\nname = two-endpoints\n[generics]\nPCIE_ENDPOINTS = 2\n"
 	  "[endpoint]\nlink_width = 8\n"
-	  "[dma]\nread_gbps = 40\nwrite_gbps = 30\nread_size = 1500\nwrite_size = 1500\n" },
+	  "[dma]\nread_gbps = 40\nwrite_gbps = 30\nread_size = 1500\nwrite_size = 1500\n"
+	  "[dma 1.0]\nread_gbps = 20\nwrite_gbps = 50\n" },
 };
 
 #define NPRESETS (sizeof(presets) / sizeof(presets[0]))
