@@ -44,6 +44,7 @@ typedef void (*fast_edge_fn)(ptm_probe *p, const struct ptm_bus_in *bus, uint32_
 
 static fast_edge_fn pick_fast_edge(unsigned nb, unsigned nr);
 static inline void update_hot(ptm_probe *p);
+static inline void update_mi_hot(ptm_probe *p);
 
 struct ptm_probe {
 	struct ptm_probe_generics g;
@@ -75,6 +76,7 @@ struct ptm_probe {
 	uint8_t eager;
 	uint8_t slow;              /* testing: never take a shortcut */
 	uint8_t hot;               /* see update_hot() */
+	uint8_t mi_hot;            /* see update_mi_hot() */
 	/* BRAKE steps are added as runs: brake_run edges of brake_run_mask
 	 * not yet in the counters (a brake level usually lasts many edges). */
 	uint32_t brake_run_mask;
@@ -286,6 +288,7 @@ void ptm_probe_debug_slow(ptm_probe *p, int on)
 {
 	p->slow = (uint8_t)(on != 0);
 	update_hot(p);
+	update_mi_hot(p);
 	p->fifo.no_quiet = p->slow;
 	if (p->slow)
 		p->fifo.wr_quiet = p->fifo.rd_quiet = 0;
@@ -639,6 +642,14 @@ static inline void update_hot(ptm_probe *p)
 static void clk_slow(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t brake,
 		     struct ptm_probe_clk_out *out);
 
+/* The MI fast path may run while no reset is pending and the flag
+ * synchronisers hold the flags (see ptm_probe_mi_clk). */
+static inline void update_mi_hot(ptm_probe *p)
+{
+	p->mi_hot = ((unsigned)p->mi_rst | p->rst_in | p->rsync | p->slow | (p->oq1 ^ p->ovf) |
+		     (p->oq2 ^ p->oq1) | (p->vq1 ^ p->overrun) | (p->vq2 ^ p->vq1)) == 0;
+}
+
 void ptm_probe_clk(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t brake,
 		   struct ptm_probe_clk_out *out)
 {
@@ -785,6 +796,7 @@ static void clk_slow(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32
 	compute_step(p, pr, bus, brake, p->s);
 	p->rsync = p->mi_rst ? 7 : (uint8_t)((p->rsync << 1) & 7);
 	update_hot(p);
+	update_mi_hot(p);
 }
 
 /* ------------------------------------------------------------------ */
@@ -802,13 +814,13 @@ void ptm_probe_tx(const ptm_probe *p, struct ptm_probe_mi_out *out)
 	out->overrun = p->vq2;
 }
 
+static void mi_slow(ptm_probe *p, int mi_rst, int flag_clr, int rd, struct ptm_probe_mi_out *out);
+
 void ptm_probe_mi_clk(ptm_probe *p, int mi_rst, int flag_clr, int rd, struct ptm_probe_mi_out *out)
 {
 	/* Common case: no reset anywhere, FIFO empty and settled, flags
-	 * synchronised: the edge changes nothing. */
-	if (((unsigned)mi_rst | p->mi_rst | p->rst_in | p->rsync | p->slow | (p->oq1 ^ p->ovf) |
-	     (p->oq2 ^ p->oq1) | (p->vq1 ^ p->overrun) | (p->vq2 ^ p->vq1)) == 0 &&
-	    p->fifo.rd_quiet) {
+	 * synchronised: the edge only reloads the (not valid) data registers. */
+	if (__builtin_expect(p->mi_hot && !mi_rst && p->fifo.rd_quiet, 1)) {
 		if ((flag_clr != 0) != p->flag_lvl) {
 			p->flag_lvl = (uint8_t)(flag_clr != 0);
 			p->hot = 0;
@@ -823,6 +835,11 @@ void ptm_probe_mi_clk(ptm_probe *p, int mi_rst, int flag_clr, int rd, struct ptm
 		}
 		return;
 	}
+	mi_slow(p, mi_rst, flag_clr, rd, out);
+}
+
+static void mi_slow(ptm_probe *p, int mi_rst, int flag_clr, int rd, struct ptm_probe_mi_out *out)
+{
 	p->mi_rst = (uint8_t)(mi_rst != 0);
 	p->flag_lvl = (uint8_t)(flag_clr != 0);
 	if (p->mi_rst)
@@ -850,6 +867,7 @@ void ptm_probe_mi_clk(ptm_probe *p, int mi_rst, int flag_clr, int rd, struct ptm
 		out->fifo_ovf = p->oq2;
 		out->overrun = p->vq2;
 	}
+	update_mi_hot(p);
 }
 
 /* ------------------------------------------------------------------ */
