@@ -296,7 +296,7 @@ static int parse_dist(const char *v, struct pte_dist *d, double min, double max,
 			b++;
 		if (parse_u64(a, &lo) || parse_u64(b, &hi) || lo > hi)
 			goto bad;
-		if (lo < min || hi > max) {
+		if ((double)lo < min || (double)hi > max) {
 			snprintf(why, wl, "sizes must be %.0f to %.0f bytes", min, max);
 			return -1;
 		}
@@ -330,7 +330,7 @@ static int parse_dist(const char *v, struct pte_dist *d, double min, double max,
 				tok[--n] = 0;
 			if (parse_u64(tok, &sz))
 				goto bad;
-			if (sz < min || sz > max) {
+			if ((double)sz < min || (double)sz > max) {
 				snprintf(why, wl, "sizes must be %.0f to %.0f bytes", min, max);
 				return -1;
 			}

@@ -283,7 +283,7 @@ static void test_idle(void **state)
 	struct meas m;
 	measure("idle", &m);
 	check_truth(&m);
-	assert_true(pc(&m, 0, 0) > 0.9 * 400e6 * INTERVAL);
+	assert_true((double)pc(&m, 0, 0) > 0.9 * 400e6 * INTERVAL);
 	for (unsigned b = 0; b < 2; b++)
 		assert_int_equal(pbus(&m, 0, b, WORDS), 0);
 	assert_int_equal(dbus(&m, 0, 0, WORDS) + dbus(&m, 0, 1, WORDS) + dbus(&m, 0, 0, MVB), 0);
