@@ -74,6 +74,7 @@ struct ptm_probe {
 	 * cnt + step registers + pending step, used by the fast path, which
 	 * then adds each step once, when it is computed. */
 	uint8_t eager;
+	uint8_t desc_ok;           /* sr and s hold the last two steps */
 	uint8_t slow;              /* testing: never take a shortcut */
 	uint8_t hot;               /* see update_hot() */
 	uint8_t mi_hot;            /* see update_mi_hot() */
@@ -493,14 +494,13 @@ static void apply_step1(ptm_probe *p, const struct step *sr)
 /* compute_step_n() and apply_step1_n() of the new step in one pass
  * (eager representation), for NB <= 4 and NR <= 4. */
 ALWAYS_INLINE void compute_add_n(ptm_probe *p, const struct ptm_bus_in *bus, uint32_t brake,
-				 struct step *s, const unsigned NB, const unsigned NR)
+				 struct step *s, const unsigned NB, const unsigned NR,
+				 const int STORE)
 {
 	const uint32_t rm = p->rmask_all;
 	uint32_t active = 0, movem = 0, fo_next = 0;
 	uint64_t *cnt = p->cnt;
 	const unsigned bc = 6 + NR;
-	s->ch0 = 1;
-	s->brake = brake & p->brake_mask;
 	cnt[0]++;
 	for (unsigned b = 0; b < NB; b++) {
 		const struct ptm_bus_in *in = &bus[b];
@@ -529,26 +529,55 @@ ALWAYS_INLINE void compute_add_n(ptm_probe *p, const struct ptm_bus_in *bus, uin
 		c[5] += items;
 		for (unsigned r = 0; r < NR; r++)
 			c[6 + r] += (rmask >> r) & 1u;
-		sb->move = move;
-		sb->hold = hold;
-		sb->sof = nsof;
-		sb->mvb = mvb;
-		sb->mhold = mhold;
-		sb->items = items;
-		sb->rmask = rmask;
+		if (STORE) {
+			sb->move = move;
+			sb->hold = hold;
+			sb->sof = nsof;
+			sb->mvb = mvb;
+			sb->mhold = mhold;
+			sb->items = items;
+			sb->rmask = rmask;
+		}
 		movem |= move << b;
 		fo_next |= ((w >> 4) & move) << b;
 	}
 	/* every bus counts as active: a zero descriptor adds nothing, and
 	 * the exact mask is not worth its cost here */
 	(void)active;
-	s->active = (1u << NB) - 1;
+	if (STORE) {
+		s->ch0 = 1;
+		s->brake = brake & p->brake_mask;
+		s->active = (1u << NB) - 1;
+	}
 	s->move = movem;
 	s->fo_next = fo_next;
-	brake_add(p, s->brake, 1);
+	brake_add(p, brake & p->brake_mask, 1);
 	p->cnt_zero = 0;
 }
 
+/* The flag-clear synchroniser and the flags at an edge without reset,
+ * FIFO write or tick. */
+static void flag_sync_edge(ptm_probe *p)
+{
+	if (p->fq2 ^ p->freg) {
+		p->ovf = 0;
+		p->overrun = 0;
+	}
+	p->freg = p->fq2;
+	p->fq2 = p->fq1;
+	p->fq1 = p->flag_lvl;
+	p->mi_hot = 0; /* the flags may have changed */
+}
+
+/*
+ * The common CLK edge: no reset, no sweep, no FIFO write, no tick.  The
+ * counters are eager, so each step is added once, as it is computed.  The
+ * step descriptors (sr, s) are written only at the two edges before a
+ * tick, where the tick edge needs them to go back to the RTL's
+ * representation; anywhere else the next edge that is not a fast one is a
+ * reset edge, which clears the counters anyway.  Only the pending step's
+ * move/fo_next (for frame_open_reg) are kept at every edge.
+ */
 ALWAYS_INLINE void fast_edge_n(ptm_probe *p, const struct ptm_bus_in *bus, uint32_t brake,
 			       const unsigned NB, const unsigned NR)
 {
@@ -557,14 +586,26 @@ ALWAYS_INLINE void fast_edge_n(ptm_probe *p, const struct ptm_bus_in *bus, uint3
 		apply_step(p, p->s, 1);
 		p->eager = 1;
 	}
+	asfifo_wr_idle_edge(&p->fifo);
+	if (__builtin_expect((p->fq1 ^ p->flag_lvl) | (p->fq2 ^ p->fq1) | (p->freg ^ p->fq2), 0))
+		flag_sync_edge(p);
+	struct step *s = p->s;
+	p->frame_open = (p->frame_open & ~s->move) | (s->fo_next & s->move);
+	const int store = p->period >= p->dp_mask - 2;
 	p->period++;
-	struct step *t = p->sr;
-	p->sr = p->s;
-	p->s = t;
-	p->frame_open = (p->frame_open & ~p->sr->move) | (p->sr->fo_next & p->sr->move);
 	if (NB <= 4 && NR <= 4) {
-		compute_add_n(p, bus, brake, p->s, NB, NR);
+		if (__builtin_expect(store, 0)) {
+			p->s = p->sr;
+			p->sr = s;
+			compute_add_n(p, bus, brake, p->s, NB, NR, 1);
+			p->desc_ok = 1;
+		} else {
+			compute_add_n(p, bus, brake, s, NB, NR, 0);
+			p->desc_ok = 0;
+		}
 	} else {
+		p->s = p->sr;
+		p->sr = s;
 		compute_step_n(p, 0, bus, brake, p->s, NB, NR);
 		apply_step1_n(p, p->s, NB, NR);
 	}
@@ -635,8 +676,7 @@ static void zero_step(struct step *s, unsigned buses)
  * synchroniser is pending (see ptm_probe_clk). */
 static inline void update_hot(ptm_probe *p)
 {
-	p->hot = ((unsigned)p->rsync | p->rst_in | p->mi_rst | p->wr_en | p->run | p->slow |
-		  (p->fq1 ^ p->flag_lvl) | (p->fq2 ^ p->fq1) | (p->freg ^ p->fq2)) == 0;
+	p->hot = ((unsigned)p->rsync | p->rst_in | p->mi_rst | p->wr_en | p->run | p->slow) == 0;
 }
 
 static void clk_slow(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t brake,
@@ -654,7 +694,7 @@ void ptm_probe_clk(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t
 		   struct ptm_probe_clk_out *out)
 {
 	/* Common case: nothing but counting happens at this edge. */
-	if (__builtin_expect(p->hot && !rst && p->fifo.wr_quiet && p->period != p->dp_mask, 1)) {
+	if (__builtin_expect(p->hot && !rst && p->period != p->dp_mask, 1)) {
 		p->st.edges++;
 		p->fast_edge(p, bus, brake);
 		if (out) {
@@ -673,14 +713,19 @@ void ptm_probe_clk(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t
 static void clk_slow(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t brake,
 		     struct ptm_probe_clk_out *out)
 {
-	if (p->eager) {
-		/* back to the RTL's representation */
-		apply_step(p, p->sr, UINT64_MAX);
-		apply_step(p, p->s, UINT64_MAX);
-		p->eager = 0;
-	}
 	p->rst_in = (uint8_t)(rst != 0);
 	const int pr = p->rst_in | ((p->rsync >> 2) & 1);
+	if (p->eager) {
+		/* Back to the RTL's representation.  A reset edge clears the
+		 * counters anyway; any other slow edge follows edges that kept
+		 * the descriptors (fast_edge_n). */
+		if (!pr) {
+			apply_step(p, p->sr, UINT64_MAX);
+			apply_step(p, p->s, UINT64_MAX);
+		}
+		p->eager = 0;
+	}
+	p->desc_ok = 1;
 	const int arst = pr | p->mi_rst;
 	uint8_t flushed = 0;
 	if (arst) {
@@ -874,58 +919,66 @@ static void mi_slow(ptm_probe *p, int mi_rst, int flag_clr, int rd, struct ptm_p
 /* Batches                                                             */
 
 /*
- * The next CLK edge with the same inputs changes nothing but the
- * counters (by the step registers) and the period counter: no sweep, no
- * FIFO write, every synchroniser settled, the step registers equal to the
- * pending step and frame_open_reg at its fixed point.  `fresh` says the
- * pending step was computed from the inputs of this batch.
+ * Batches.  In reset (RESET or the synchronised MI_RESET held, the
+ * synchronisers settled) an edge changes nothing at all.  Otherwise, once
+ * the counters are eager, no sweep, FIFO write or settling synchroniser is
+ * pending and frame_open_reg is at its fixed point for these inputs, every
+ * edge up to the two before the next tick adds the same step: the batch
+ * adds k of them at once.
  */
-static int clk_steady(const ptm_probe *p)
+static int clk_reset_steady(const ptm_probe *p)
 {
 	const int pr = p->rst_in | ((p->rsync >> 2) & 1);
-	const int arst = pr | p->mi_rst;
-	if (p->rsync != (p->mi_rst ? 7 : 0))
+	if (!pr || p->rsync != (p->mi_rst ? 7 : 0))
 		return 0;
-	if (!asfifo_wr_settled(&p->fifo, arst))
+	return asfifo_wr_settled(&p->fifo, 1);
+}
+
+static uint64_t clk_skip(ptm_probe *p, const struct ptm_bus_in *bus, uint32_t brake, uint64_t n,
+			 struct step *scratch)
+{
+	if (!p->hot || !p->eager || !p->fifo.wr_quiet || p->fq1 != p->flag_lvl ||
+	    p->fq2 != p->flag_lvl || p->freg != p->flag_lvl)
 		return 0;
-	if (pr)
-		return 1; /* everything held at its reset value */
-	if (p->run || p->wr_en)
+	if (p->period + 2 >= p->dp_mask)
 		return 0;
-	if (p->fq1 != p->flag_lvl || p->fq2 != p->flag_lvl || p->freg != p->flag_lvl)
-		return 0;
-	if ((p->frame_open & p->s->move) != (p->s->fo_next & p->s->move))
-		return 0;
-	return step_equal(p->sr, p->s);
+	uint64_t k = p->dp_mask - 2 - p->period;
+	if (k > n)
+		k = n;
+	const struct step *s = p->s;
+	const uint32_t fo = p->frame_open;
+	if ((fo & s->move) != (s->fo_next & s->move))
+		return 0; /* the next edge changes frame_open_reg */
+	compute_step(p, 0, bus, brake, scratch);
+	if ((fo & scratch->move) != (scratch->fo_next & scratch->move))
+		return 0; /* ... or the one after it */
+	apply_step(p, scratch, k);
+	p->period += (uint32_t)k;
+	p->st.edges += k;
+	p->s->move = scratch->move;
+	p->s->fo_next = scratch->fo_next;
+	p->desc_ok = 0;
+	return k;
 }
 
 uint64_t ptm_probe_clk_batch(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t brake,
 			     uint64_t n)
 {
 	uint64_t t0 = p->st.ticks;
-	/* Two single edges make the pending step and the step registers come
-	 * from this batch's inputs; only then can the steady test trust them. */
-	for (unsigned i = 0; i < 2 && n; i++, n--)
+	struct step scratch;
+	if (n) {
 		ptm_probe_clk(p, rst, bus, brake, NULL);
+		n--;
+	}
 	while (n) {
-		if (clk_steady(p)) {
-			const int pr = p->rst_in | ((p->rsync >> 2) & 1);
-			if (pr) {
-				p->st.edges += n;
-				break;
-			}
-			uint64_t k = (uint64_t)(p->dp_mask - p->period); /* edges before the tick edge */
-			if (k > n)
-				k = n;
-			if (k) {
-				/* steady: step registers == pending step; in
-				 * either representation k edges add k of them */
-				apply_step(p, p->s, k);
-				p->period = (uint32_t)((p->period + k) & p->dp_mask);
-				p->st.edges += k;
-				n -= k;
-				continue;
-			}
+		if (clk_reset_steady(p)) {
+			p->st.edges += n;
+			break;
+		}
+		uint64_t k = rst ? 0 : clk_skip(p, bus, brake, n, &scratch);
+		if (k) {
+			n -= k;
+			continue;
 		}
 		ptm_probe_clk(p, rst, bus, brake, NULL);
 		n--;
