@@ -644,20 +644,6 @@ static fast_edge_fn pick_fast_edge(unsigned nb, unsigned nr)
 	return bi < 0 || ri < 0 ? fast_edge_any : tab[bi][ri];
 }
 
-/* Bus descriptors outside `active` are zero by definition (zero_step()
- * leaves stale ones behind), so only the active ones are compared. */
-static inline int step_equal(const struct step *a, const struct step *b)
-{
-	if (a->ch0 != b->ch0 || a->brake != b->brake || a->active != b->active || a->move != b->move ||
-	    a->fo_next != b->fo_next)
-		return 0;
-	for (uint32_t m = a->active; m; m &= m - 1) {
-		unsigned bi = (unsigned)__builtin_ctz(m);
-		if (memcmp(&a->bus[bi], &b->bus[bi], sizeof(a->bus[0])) != 0)
-			return 0;
-	}
-	return 1;
-}
 
 static void zero_step(struct step *s, unsigned buses)
 {
