@@ -143,12 +143,81 @@ static void fold_pairs(struct pte_mfb *a, int s0, int s1)
 	}
 }
 
+
+/*
+ * Words with the same SOF and EOF masks and the same states count the same
+ * except for their items, which depend only on the sum of their EOF_POS
+ * values.  Spread that sum as evenly as possible: at most three patterns
+ * per mask instead of one per combination of frame lengths.
+ */
+static void merge_pos(struct pte_mfb *a)
+{
+	for (unsigned i = 0; i < a->nent; i++) {
+		struct pte_patent *x = &a->ent[i];
+		if (!x->n || !x->p.eof)
+			continue;
+		unsigned k = 1;
+		uint64_t m = 0, T = 0;
+		unsigned E = (unsigned)__builtin_popcount(x->p.eof);
+		for (unsigned j = i; j < a->nent; j++) {
+			struct pte_patent *y = &a->ent[j];
+			if (!y->n || y->p.sof != x->p.sof || y->p.eof != x->p.eof || y->in != x->in ||
+			    y->out != x->out)
+				continue;
+			if (j != i)
+				k++;
+			uint64_t ps = 0;
+			for (unsigned r = 0; r < a->R; r++)
+				if ((y->p.eof >> r) & 1u)
+					ps += y->p.pos[r];
+			T += ps * y->n;
+			m += y->n;
+		}
+		if (k < 3)
+			continue;
+		uint64_t slots = m * E, base = T / slots, rem = T % slots;
+		uint64_t full = rem / E, part = rem % E, rest = m - full - (part ? 1 : 0);
+		struct pte_pat pb = x->p, pf = x->p, pp = x->p;
+		unsigned seen = 0;
+		for (unsigned r = 0; r < a->R; r++)
+			if ((x->p.eof >> r) & 1u) {
+				pb.pos[r] = (uint8_t)base;
+				pf.pos[r] = (uint8_t)(base + 1);
+				pp.pos[r] = (uint8_t)(seen++ < part ? base + 1 : base);
+			}
+		uint8_t in = x->in, out = x->out;
+		uint32_t sof = x->p.sof, eof = x->p.eof;
+		for (unsigned j = i; j < a->nent; j++) {
+			struct pte_patent *y = &a->ent[j];
+			if (y->n && y->p.sof == sof && y->p.eof == eof && y->in == in && y->out == out)
+				y->n = 0;
+		}
+		/* the group had at least three entries: reuse them */
+		struct pte_pat pats[3] = { pb, pf, pp };
+		uint64_t cnt[3] = { rest, full, part ? 1 : 0 };
+		unsigned used = 0;
+		for (unsigned j = i; j < a->nent && used < 3; j++) {
+			struct pte_patent *y = &a->ent[j];
+			if (y->n || y->p.sof != sof || y->p.eof != eof || y->in != in || y->out != out)
+				continue;
+			while (used < 3 && cnt[used] == 0)
+				used++;
+			if (used == 3)
+				break;
+			y->p = pats[used];
+			y->n = cnt[used];
+			used++;
+		}
+	}
+}
+
 /* Turn the table into runs: a walk from s0 to the current state. */
 static void fold(struct pte_mfb *a)
 {
 	int s0 = a->s0, s1 = a->tstate;
 
 	fold_pairs(a, s0, s1);
+	merge_pos(a);
 	int st = s0;
 	int visited[2] = { 0, 0 };
 	for (;;) {

@@ -344,40 +344,28 @@ static void lvl_set(struct lvl *l, uint64_t t, uint32_t v)
 	l->bval[band(v, l->cap)] = v;
 }
 
-/* Runs with exactly the band times; the lowest value of the slice comes
- * first (the firmware keeps the window minimum), the current one last. */
+/* Runs with exactly the band times, one per band: the band of the lowest
+ * value of the slice first and at that value (the firmware keeps the window
+ * minimum), the band of the current value last and at that value. */
 static void lvl_end(struct lvl *l, uint64_t S, uint64_t *truth_band)
 {
 	lvl_set(l, S, l->cur);
 	unsigned bmin = band(l->min, l->cap), bcur = band(l->cur, l->cap);
 	l->nrun = 0;
 	l->bval[bmin] = l->min;
-	for (unsigned pass = 0; pass < 3; pass++)
-		for (unsigned b = 0; b < 4; b++) {
-			int first = b == bmin, last = b == bcur && !first;
-			if ((pass == 0 && !first) || (pass == 1 && (first || last)) ||
-			    (pass == 2 && !last) || l->band[b] == 0)
-				continue;
-			uint32_t v = pass == 2 ? l->cur : l->bval[b];
-			l->run[l->nrun++] = (struct pte_vrun){ (uint32_t)l->band[b], v };
-		}
-	if (bmin == bcur && l->cur != l->min && l->nrun && l->run[0].len > 1) {
-		/* same band: end on the current value for one cycle */
-		unsigned i = 0;
-		for (unsigned j = 0; j < l->nrun; j++)
-			if (l->run[j].val == l->min)
-				i = j;
-		l->run[i].len--;
-		memmove(&l->run[i + 2], &l->run[i + 1], (l->nrun - i - 1) * sizeof(l->run[0]));
-		l->run[i + 1] = (struct pte_vrun){ 1, l->cur };
-		l->nrun++;
-		/* keep the current value last */
-		if (i + 1 != l->nrun - 1) {
-			struct pte_vrun t = l->run[i + 1];
-			memmove(&l->run[i + 1], &l->run[i + 2], (l->nrun - i - 2) * sizeof(t));
-			l->run[l->nrun - 1] = t;
-		}
-	}
+	if (bcur != bmin)
+		l->bval[bcur] = l->cur;
+	unsigned order[4], n = 0;
+	order[n++] = bmin;
+	for (unsigned b = 0; b < 4; b++)
+		if (b != bmin && b != bcur)
+			order[n++] = b;
+	if (bcur != bmin)
+		order[n++] = bcur;
+	for (unsigned i = 0; i < n; i++)
+		if (l->band[order[i]])
+			l->run[l->nrun++] = (struct pte_vrun){ (uint32_t)l->band[order[i]],
+							       l->bval[order[i]] };
 	for (unsigned b = 0; b < 4; b++)
 		truth_band[b] += l->band[b];
 }
@@ -1247,33 +1235,33 @@ static void rq_step(struct ep *e, int64_t T0, uint64_t S)
 	}
 }
 
+/* BRAKE bits 0-3 (UP stream, one at a time) and 4-5 (DOWN stream) as runs
+ * at the end of the slice, where the RQ bus has its idle cycles. */
+static void brake_group(struct ep *e, unsigned from, unsigned to, struct pte_vrun *out,
+			unsigned *n, uint64_t S)
+{
+	uint64_t act = 0;
+	for (unsigned b = from; b < to; b++)
+		act += e->brake[b];
+	if (act > S)
+		act = S;
+	*n = 0;
+	if (act < S)
+		out[(*n)++] = (struct pte_vrun){ (uint32_t)(S - act), 0 };
+	uint64_t used = 0;
+	for (unsigned b = from; b < to; b++)
+		if (e->brake[b] && used < act) {
+			uint64_t k = e->brake[b] < act - used ? e->brake[b] : act - used;
+			out[(*n)++] = (struct pte_vrun){ (uint32_t)k, 1u << b };
+			used += k;
+			e->truth.brake[b] += k;
+		}
+}
+
 static void brake_runs(struct ep *e, uint64_t S)
 {
-	uint64_t used = 0;
-	e->nbrA = e->nbrB = 0;
-	for (unsigned b = 0; b < 4; b++)
-		if (e->brake[b]) {
-			uint64_t n = e->brake[b];
-			if (used + n > S)
-				n = S - used;
-			e->brA[e->nbrA++] = (struct pte_vrun){ (uint32_t)n, 1u << b };
-			used += n;
-			e->truth.brake[b] += n;
-		}
-	if (used < S)
-		e->brA[e->nbrA++] = (struct pte_vrun){ (uint32_t)(S - used), 0 };
-	used = 0;
-	for (unsigned b = 4; b < 6; b++)
-		if (e->brake[b]) {
-			uint64_t n = e->brake[b];
-			if (used + n > S)
-				n = S - used;
-			e->brB[e->nbrB++] = (struct pte_vrun){ (uint32_t)n, 1u << b };
-			used += n;
-			e->truth.brake[b] += n;
-		}
-	if (used < S)
-		e->brB[e->nbrB++] = (struct pte_vrun){ (uint32_t)(S - used), 0 };
+	brake_group(e, 0, 4, e->brA, &e->nbrA, S);
+	brake_group(e, 4, 6, e->brB, &e->nbrB, S);
 }
 
 static void pcie_slice(struct pte_card *c, struct ep *e, uint64_t S, uint64_t d_next)
