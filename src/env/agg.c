@@ -249,15 +249,49 @@ static void fold(struct pte_mfb *a)
 		if (a->ent[i].n)
 			add_run(a, &a->ent[i].p, PTE_RUN_MOVE, a->ent[i].n);
 	a->nent = 0;
+	memset(a->hslot, 0, sizeof(a->hslot));
 	a->s0 = (uint8_t)s1;
+}
+
+static unsigned pat_hash(const struct pte_mfb *a, const struct pte_pat *p, int in, int out)
+{
+	uint32_t h = p->sof * 0x9E3779B1u ^ p->eof * 0x85EBCA77u ^ (uint32_t)(in * 2 + out);
+	for (unsigned r = 0; r < a->R; r++)
+		h = h * 31u + p->pos[r];
+	return (h ^ (h >> 13) ^ (h >> 24)) & 255u;
+}
+
+/* The table entry of a word, found through the hash (the table holds at
+ * most PTE_MAXPAT of 256 slots, so probing stays short). */
+static struct pte_patent *table_find(struct pte_mfb *a, const struct pte_pat *p, int in, int out)
+{
+	unsigned h = pat_hash(a, p, in, out);
+	for (;;) {
+		unsigned s = a->hslot[h];
+		if (!s)
+			break;
+		struct pte_patent *e = &a->ent[s - 1];
+		if (pat_eq(e, p, in, out))
+			return e;
+		h = (h + 1) & 255u;
+	}
+	if (a->nent >= PTE_MAXPAT)
+		return NULL;
+	struct pte_patent *e = &a->ent[a->nent++];
+	e->p = *p;
+	e->in = (uint8_t)in;
+	e->out = (uint8_t)out;
+	e->n = 0;
+	a->hslot[h] = (uint8_t)a->nent;
+	return e;
 }
 
 static void table_add(struct pte_mfb *a, const struct pte_pat *p, int in, int out, uint64_t n)
 {
-	struct pte_patent *e = find_or_add(a->ent, &a->nent, p, in, out);
+	struct pte_patent *e = table_find(a, p, in, out);
 	if (!e) {
 		fold(a);
-		e = find_or_add(a->ent, &a->nent, p, in, out);
+		e = table_find(a, p, in, out);
 	}
 	e->n += n;
 	a->tstate = (uint8_t)out;
@@ -316,6 +350,7 @@ void pte_mfb_begin(struct pte_mfb *a, uint64_t S)
 	a->placed = 0;
 	a->stall = a->idle = 0;
 	a->nent = 0;
+	memset(a->hslot, 0, sizeof(a->hslot));
 	a->ncarry = 0;
 	a->carry_stall = 0;
 	a->nrun = a->npat = 0;

@@ -175,6 +175,10 @@ struct ep {
 	int rc_cur;                /* entity in progress on RC, -1 none */
 	double up_link_t, dn_link_t;
 	int up_hold;               /* Hard IP buffer drained to half? */
+	int gc_valid;              /* group_need() cache */
+	uint64_t gc_addr, gc_count, gc_w, gc_h;
+	uint32_t gc_off, gc_size, gc_stride;
+	unsigned gc_t;
 	struct pte_mfb rq, rc;
 	struct lvl tagl, stl;
 	uint64_t brake[6];
@@ -918,8 +922,8 @@ static int uniform_read(const struct ep *e, const struct req *r, unsigned *ntlp,
  * completion header credits (so that a group always fits eventually).
  * The first TLP's needs are given.
  */
-static void group_need(const struct ep *e, const struct req *r, uint32_t w0, uint32_t h0,
-		       unsigned *gt, uint64_t *gw, uint64_t *gh)
+static void group_need_calc(const struct ep *e, const struct req *r, uint32_t w0, uint32_t h0,
+			    unsigned *gt, uint64_t *gw, uint64_t *gh)
 {
 	unsigned G = e->cfg->ptc_read_group;
 	uint64_t maxw = e->info.stfifo_words / 4, maxh = e->info.cpl_headers / 4;
@@ -964,6 +968,26 @@ static void group_need(const struct ep *e, const struct req *r, uint32_t w0, uin
 		*gw += w;
 		*gh += h;
 	}
+}
+
+
+/* The same head asks again while it waits: remember the last answer. */
+static void group_need(struct ep *e, const struct req *r, uint32_t w0, uint32_t h0, unsigned *gt,
+		       uint64_t *gw, uint64_t *gh)
+{
+	if (!(e->gc_valid && e->gc_addr == r->addr && e->gc_off == r->off &&
+	      e->gc_count == r->count && e->gc_size == r->size && e->gc_stride == r->stride)) {
+		group_need_calc(e, r, w0, h0, &e->gc_t, &e->gc_w, &e->gc_h);
+		e->gc_valid = 1;
+		e->gc_addr = r->addr;
+		e->gc_off = r->off;
+		e->gc_count = r->count;
+		e->gc_size = r->size;
+		e->gc_stride = r->stride;
+	}
+	*gt = e->gc_t;
+	*gw = e->gc_w;
+	*gh = e->gc_h;
 }
 
 static int link_wait(struct ep *e, int64_t now, uint64_t *wait)

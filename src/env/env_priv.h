@@ -128,6 +128,7 @@ struct pte_mfb {
 	uint64_t stall, idle; /* in this slice */
 	struct pte_patent ent[PTE_MAXPAT];
 	unsigned nent;
+	uint8_t hslot[256];   /* hash of ent: index + 1, 0 = empty */
 	struct pte_patent *carry; /* words past the slice, in order */
 	unsigned ncarry, carry_cap;
 	uint64_t carry_stall;
