@@ -61,6 +61,14 @@ struct ptm_probe {
 	 * frame_open after the word in bit 4. */
 	uint8_t walk[512];
 	fast_edge_fn fast_edge;     /* specialised common-case edge */
+	/* REGIONS <= 2: the MFB increments of one bus for one word, indexed
+	 * by frame_open | sof << 1 | eof << 1+R | src << 1+2R | dst << 2+2R:
+	 * vtab[idx*8 + i] is added to channel base+i (words, stall, SOFs, 0,
+	 * 0, 0, regions), vaux[idx] = EOFs of valid regions | frame_open
+	 * after the word << 2 | regions with all items << 3 | move << 5,
+	 * all zero unless the word moves. */
+	uint64_t *vtab;
+	uint8_t vaux[128];
 
 	/* inputs that persist between edges */
 	uint8_t rst_in;            /* RESET level */
@@ -239,7 +247,36 @@ int ptm_probe_new(const struct ptm_probe_generics *g, ptm_probe **out, char *msg
 		}
 		p->walk[x] = (uint8_t)(v | open << 4);
 	}
-	p->cnt = calloc((size_t)p->groups * GROUP_SIZE, sizeof(*p->cnt));
+	/* +8: the table path adds a zero lane past the last bus */
+	p->cnt = calloc((size_t)p->groups * GROUP_SIZE + 8, sizeof(*p->cnt));
+	if (g->regions <= 2) {
+		const unsigned R = g->regions, nidx = 1u << (3 + 2 * R);
+		p->vtab = calloc((size_t)nidx * 8, sizeof(*p->vtab));
+		if (!p->vtab) {
+			ptm_probe_free(p);
+			gen_err(msg, msglen, "probe: out of memory");
+			return -ENOMEM;
+		}
+		for (unsigned x = 0; x < nidx; x++) {
+			uint32_t open = x & 1u, sof = (x >> 1) & ((1u << R) - 1);
+			uint32_t eof = (x >> (1 + R)) & ((1u << R) - 1);
+			uint32_t src = (x >> (1 + 2 * R)) & 1u, dst = (x >> (2 + 2 * R)) & 1u;
+			uint32_t move = src & dst, vmask = 0;
+			for (unsigned r = 0; r < R; r++) {
+				uint32_t s_r = (sof >> r) & 1u, e_r = (eof >> r) & 1u;
+				vmask |= (open | s_r) << r;
+				open = (open | s_r) & !e_r;
+			}
+			uint64_t *t = p->vtab + (size_t)x * 8;
+			t[0] = move;
+			t[1] = src & !dst;
+			t[2] = move ? (uint64_t)__builtin_popcount(sof) : 0;
+			for (unsigned r = 0; r < R; r++)
+				t[6 + r] = move & (vmask >> r);
+			uint32_t endm = vmask & eof, full = (uint32_t)__builtin_popcount(vmask & ~eof);
+			p->vaux[x] = move ? (uint8_t)(endm | open << 2 | full << 3 | 1u << 5) : 0;
+		}
+	}
 	p->grp_val = calloc(p->groups, sizeof(*p->grp_val));
 	struct ptm_fifo_entry *mem = calloc(items, sizeof(*mem));
 	if (!p->cnt || !p->grp_val || !mem) {
@@ -262,6 +299,7 @@ void ptm_probe_free(ptm_probe *p)
 	free(p->fifo.mem);
 	free(p->cnt);
 	free(p->grp_val);
+	free(p->vtab);
 	free(p);
 }
 
@@ -555,6 +593,41 @@ ALWAYS_INLINE void compute_add_n(ptm_probe *p, const struct ptm_bus_in *bus, uin
 	p->cnt_zero = 0;
 }
 
+/* compute_add_n(STORE = 0) for REGIONS <= 2 through the word table. */
+ALWAYS_INLINE void compute_add_tab_n(ptm_probe *p, const struct ptm_bus_in *bus, uint32_t brake,
+				     struct step *s, const unsigned NB, const unsigned NR)
+{
+	const uint32_t rm = p->rmask_all;
+	uint32_t movem = 0, fo_next = 0;
+	uint64_t *cnt = p->cnt;
+	const unsigned bc = 6 + NR;
+	cnt[0]++;
+	for (unsigned b = 0; b < NB; b++) {
+		const struct ptm_bus_in *in = &bus[b];
+		uint64_t *c = cnt + 1 + b * bc;
+		const uint32_t idx = ((p->frame_open >> b) & 1u) | (in->sof & rm) << 1 |
+				     (in->eof & rm) << (1 + NR) | (in->src_rdy & 1u) << (1 + 2 * NR) |
+				     (in->dst_rdy & 1u) << (2 + 2 * NR);
+		const uint64_t *t = p->vtab + (size_t)idx * 8;
+		for (unsigned i = 0; i < 8; i++)
+			c[i] += t[i];
+		const uint32_t a = p->vaux[idx];
+		uint32_t items = p->g.region_items[b] * ((a >> 3) & 3u);
+		for (unsigned r = 0; r < NR; r++)
+			items += ((a >> r) & 1u) * ((uint32_t)(in->eof_pos[r] & p->pos_mask) + 1u);
+		c[5] += items & p->step_mask;
+		const uint32_t msrc = in->mvb_src_rdy & 1u, mdst = in->mvb_dst_rdy & 1u;
+		c[3] += popc4(in->mvb_vld & rm) & (0u - (msrc & mdst));
+		c[4] += msrc & !mdst;
+		movem |= ((a >> 5) & 1u) << b;
+		fo_next |= ((a >> 2) & 1u) << b;
+	}
+	s->move = movem;
+	s->fo_next = fo_next;
+	brake_add(p, brake & p->brake_mask, 1);
+	p->cnt_zero = 0;
+}
+
 /* The flag-clear synchroniser and the flags at an edge without reset,
  * FIFO write or tick. */
 static void flag_sync_edge(ptm_probe *p)
@@ -600,7 +673,10 @@ ALWAYS_INLINE void fast_edge_n(ptm_probe *p, const struct ptm_bus_in *bus, uint3
 			compute_add_n(p, bus, brake, p->s, NB, NR, 1);
 			p->desc_ok = 1;
 		} else {
-			compute_add_n(p, bus, brake, s, NB, NR, 0);
+			if (NR <= 2)
+				compute_add_tab_n(p, bus, brake, s, NB, NR);
+			else
+				compute_add_n(p, bus, brake, s, NB, NR, 0);
 			p->desc_ok = 0;
 		}
 	} else {
