@@ -83,11 +83,25 @@ static void add_run(struct pte_mfb *a, const struct pte_pat *p, uint8_t kind, ui
 	}
 }
 
+static int key_eq(const struct pte_patent *e, const struct pte_pat *p, int in, int out)
+{
+	return e->in == in && e->out == out && e->p.sof == p->sof && e->p.eof == p->eof;
+}
+
+static uint64_t pos_sum(const struct pte_pat *p, unsigned R)
+{
+	uint64_t s = 0;
+	for (unsigned r = 0; r < R; r++)
+		if ((p->eof >> r) & 1u)
+			s += p->pos[r];
+	return s;
+}
+
 static struct pte_patent *find_or_add(struct pte_patent *t, unsigned *n, const struct pte_pat *p,
 				      int in, int out)
 {
 	for (unsigned i = *n; i-- > 0;)
-		if (t[i].p.sof == p->sof && t[i].p.eof == p->eof && pat_eq(&t[i], p, in, out))
+		if (key_eq(&t[i], p, in, out))
 			return &t[i];
 	if (*n >= PTE_MAXPAT)
 		return NULL;
@@ -96,6 +110,7 @@ static struct pte_patent *find_or_add(struct pte_patent *t, unsigned *n, const s
 	e->in = (uint8_t)in;
 	e->out = (uint8_t)out;
 	e->n = 0;
+	e->possum = 0;
 	return e;
 }
 
@@ -134,10 +149,22 @@ static void fold_pairs(struct pte_mfb *a, int s0, int s1)
 				return;
 			struct pte_patent *em = find_or_add(a->ent, &a->nent, &mid, 1, 1);
 			struct pte_patent *ew = find_or_add(a->ent, &a->nent, &w, 0, 0);
+			/* the A words take a share of Y's EOF_POS sum that keeps
+			 * every word of both groups at most N-1 */
+			uint64_t top = (uint64_t)(a->N - 1);
+			uint64_t sm = y->possum * m / y->n;
+			uint64_t lo = y->possum > (y->n - m) * top ? y->possum - (y->n - m) * top : 0;
+			if (sm < lo)
+				sm = lo;
+			if (sm > m * top)
+				sm = m * top;
 			em->n += m;
 			ew->n += m;
+			ew->possum += sm;
+			y = &a->ent[j];
+			y->possum -= sm;
 			a->ent[i].n -= m;
-			a->ent[j].n -= m;
+			y->n -= m;
 			co -= m;
 		}
 	}
@@ -145,70 +172,44 @@ static void fold_pairs(struct pte_mfb *a, int s0, int s1)
 
 
 /*
- * Words with the same SOF and EOF masks and the same states count the same
- * except for their items, which depend only on the sum of their EOF_POS
- * values.  Spread that sum as evenly as possible: at most three patterns
- * per mask instead of one per combination of frame lengths.
+ * The words of a table entry have the same SOF and EOF masks and states;
+ * they count the same except for their items, which depend only on the sum
+ * of their EOF_POS values.  Emit n of them with a share of that sum spread
+ * as evenly as possible: at most three patterns.
  */
-static void merge_pos(struct pte_mfb *a)
+static void emit_entry(struct pte_mfb *a, struct pte_patent *e, uint64_t n)
 {
-	for (unsigned i = 0; i < a->nent; i++) {
-		struct pte_patent *x = &a->ent[i];
-		if (!x->n || !x->p.eof)
-			continue;
-		unsigned k = 1;
-		uint64_t m = 0, T = 0;
-		unsigned E = (unsigned)__builtin_popcount(x->p.eof);
-		for (unsigned j = i; j < a->nent; j++) {
-			struct pte_patent *y = &a->ent[j];
-			if (!y->n || y->p.sof != x->p.sof || y->p.eof != x->p.eof || y->in != x->in ||
-			    y->out != x->out)
-				continue;
-			if (j != i)
-				k++;
-			uint64_t ps = 0;
-			for (unsigned r = 0; r < a->R; r++)
-				if ((y->p.eof >> r) & 1u)
-					ps += y->p.pos[r];
-			T += ps * y->n;
-			m += y->n;
-		}
-		if (k < 3)
-			continue;
-		uint64_t slots = m * E, base = T / slots, rem = T % slots;
-		uint64_t full = rem / E, part = rem % E, rest = m - full - (part ? 1 : 0);
-		struct pte_pat pb = x->p, pf = x->p, pp = x->p;
-		unsigned seen = 0;
-		for (unsigned r = 0; r < a->R; r++)
-			if ((x->p.eof >> r) & 1u) {
-				pb.pos[r] = (uint8_t)base;
-				pf.pos[r] = (uint8_t)(base + 1);
-				pp.pos[r] = (uint8_t)(seen++ < part ? base + 1 : base);
-			}
-		uint8_t in = x->in, out = x->out;
-		uint32_t sof = x->p.sof, eof = x->p.eof;
-		for (unsigned j = i; j < a->nent; j++) {
-			struct pte_patent *y = &a->ent[j];
-			if (y->n && y->p.sof == sof && y->p.eof == eof && y->in == in && y->out == out)
-				y->n = 0;
-		}
-		/* the group had at least three entries: reuse them */
-		struct pte_pat pats[3] = { pb, pf, pp };
-		uint64_t cnt[3] = { rest, full, part ? 1 : 0 };
-		unsigned used = 0;
-		for (unsigned j = i; j < a->nent && used < 3; j++) {
-			struct pte_patent *y = &a->ent[j];
-			if (y->n || y->p.sof != sof || y->p.eof != eof || y->in != in || y->out != out)
-				continue;
-			while (used < 3 && cnt[used] == 0)
-				used++;
-			if (used == 3)
-				break;
-			y->p = pats[used];
-			y->n = cnt[used];
-			used++;
-		}
+	unsigned E = (unsigned)__builtin_popcount(e->p.eof);
+	if (n == 0)
+		return;
+	if (E == 0) {
+		add_run(a, &e->p, PTE_RUN_MOVE, n);
+		e->n -= n;
+		return;
 	}
+	/* the share of these n words; what stays keeps every word <= N-1 */
+	uint64_t top = (uint64_t)E * (a->N - 1);
+	uint64_t S = n == e->n ? e->possum : (e->possum * n + e->n - 1) / e->n;
+	if (S > n * top)
+		S = n * top;
+	if (e->possum - S > (e->n - n) * top)
+		S = e->possum - (e->n - n) * top;
+	uint64_t slots = n * E, base = S / slots, rem = S % slots;
+	uint64_t full = rem / E, part = rem % E;
+	struct pte_pat pb = e->p, pf = e->p, pp = e->p;
+	unsigned seen = 0;
+	for (unsigned r = 0; r < a->R; r++)
+		if ((e->p.eof >> r) & 1u) {
+			pb.pos[r] = (uint8_t)base;
+			pf.pos[r] = (uint8_t)(base + 1);
+			pp.pos[r] = (uint8_t)(seen++ < part ? base + 1 : base);
+		}
+	add_run(a, &pb, PTE_RUN_MOVE, n - full - (part ? 1 : 0));
+	add_run(a, &pf, PTE_RUN_MOVE, full);
+	if (part)
+		add_run(a, &pp, PTE_RUN_MOVE, 1);
+	e->n -= n;
+	e->possum -= S;
 }
 
 /* Turn the table into runs: a walk from s0 to the current state. */
@@ -217,7 +218,6 @@ static void fold(struct pte_mfb *a)
 	int s0 = a->s0, s1 = a->tstate;
 
 	fold_pairs(a, s0, s1);
-	merge_pos(a);
 	int st = s0;
 	int visited[2] = { 0, 0 };
 	for (;;) {
@@ -225,10 +225,8 @@ static void fold(struct pte_mfb *a)
 			visited[st] = 1;
 			for (unsigned i = 0; i < a->nent; i++) {
 				struct pte_patent *e = &a->ent[i];
-				if (e->in == st && e->out == st && e->n) {
-					add_run(a, &e->p, PTE_RUN_MOVE, e->n);
-					e->n = 0;
-				}
+				if (e->in == st && e->out == st && e->n)
+					emit_entry(a, e, e->n);
 			}
 		}
 		struct pte_patent *x = NULL;
@@ -239,15 +237,14 @@ static void fold(struct pte_mfb *a)
 			}
 		if (!x)
 			break;
-		add_run(a, &x->p, PTE_RUN_MOVE, 1);
-		x->n--;
+		emit_entry(a, x, 1);
 		st = !st;
 	}
 	/* Nothing is left over when the table was a walk from s0 to s1; keep
 	 * the cycles anyway if it ever was not. */
 	for (unsigned i = 0; i < a->nent; i++)
 		if (a->ent[i].n)
-			add_run(a, &a->ent[i].p, PTE_RUN_MOVE, a->ent[i].n);
+			emit_entry(a, &a->ent[i], a->ent[i].n);
 	a->nent = 0;
 	memset(a->hslot, 0, sizeof(a->hslot));
 	a->s0 = (uint8_t)s1;
@@ -256,8 +253,7 @@ static void fold(struct pte_mfb *a)
 static unsigned pat_hash(const struct pte_mfb *a, const struct pte_pat *p, int in, int out)
 {
 	uint32_t h = p->sof * 0x9E3779B1u ^ p->eof * 0x85EBCA77u ^ (uint32_t)(in * 2 + out);
-	for (unsigned r = 0; r < a->R; r++)
-		h = h * 31u + p->pos[r];
+	(void)a;
 	return (h ^ (h >> 13) ^ (h >> 24)) & 255u;
 }
 
@@ -271,7 +267,7 @@ static struct pte_patent *table_find(struct pte_mfb *a, const struct pte_pat *p,
 		if (!s)
 			break;
 		struct pte_patent *e = &a->ent[s - 1];
-		if (pat_eq(e, p, in, out))
+		if (key_eq(e, p, in, out))
 			return e;
 		h = (h + 1) & 255u;
 	}
@@ -282,6 +278,7 @@ static struct pte_patent *table_find(struct pte_mfb *a, const struct pte_pat *p,
 	e->in = (uint8_t)in;
 	e->out = (uint8_t)out;
 	e->n = 0;
+	e->possum = 0;
 	a->hslot[h] = (uint8_t)a->nent;
 	return e;
 }
@@ -294,6 +291,7 @@ static void table_add(struct pte_mfb *a, const struct pte_pat *p, int in, int ou
 		e = table_find(a, p, in, out);
 	}
 	e->n += n;
+	e->possum += n * pos_sum(p, a->R);
 	a->tstate = (uint8_t)out;
 }
 

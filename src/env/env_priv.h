@@ -93,6 +93,7 @@ struct pte_patent {
 	struct pte_pat p;
 	uint8_t in, out;
 	uint64_t n;
+	uint64_t possum; /* table entries: EOF_POS summed over the words */
 };
 
 enum { PTE_RUN_MOVE, PTE_RUN_STALL, PTE_RUN_IDLE };
