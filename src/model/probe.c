@@ -7,12 +7,19 @@
  * frame_open_reg after edge n, so the model computes them at edge n
  * ("pending" step, p->s) and keeps the input registers only in that
  * digested form.  A step is a compact per-bus descriptor, not one value
- * per channel: applying it touches only the channels that move.
+ * per channel.
+ *
+ * Speed: the common edge (no reset, sweep, FIFO write or tick) takes a
+ * path specialised for the bus and region counts, with "eager" counters
+ * (see fast_edge_n); every other edge takes the plain path (clk_slow),
+ * which is the RTL register by register.  ptm_probe_debug_slow() forces
+ * the plain path so that tests can compare the two.
  */
 #include "model/probe_priv.h"
 #include "model/asfifo.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +40,7 @@ struct step_bus {
 struct step {
 	uint32_t ch0;     /* elapsed cycle */
 	uint32_t brake;   /* active BRAKE bits */
-	uint32_t active;  /* buses whose descriptor is not all zero */
+	uint32_t active;  /* buses whose descriptor may be non-zero */
 	uint32_t move;    /* buses that moved a word (frame_open_reg loads) */
 	uint32_t fo_next; /* frame_open of each moving bus */
 	uint32_t pad;
@@ -125,7 +132,6 @@ static int gen_err(char *msg, size_t msglen, const char *fmt, ...)
 #endif
 	;
 
-#include <stdarg.h>
 static int gen_err(char *msg, size_t msglen, const char *fmt, ...)
 {
 	if (msg && msglen) {
@@ -536,7 +542,7 @@ ALWAYS_INLINE void compute_add_n(ptm_probe *p, const struct ptm_bus_in *bus, uin
 				 const int STORE)
 {
 	const uint32_t rm = p->rmask_all;
-	uint32_t active = 0, movem = 0, fo_next = 0;
+	uint32_t movem = 0, fo_next = 0;
 	uint64_t *cnt = p->cnt;
 	const unsigned bc = 6 + NR;
 	cnt[0]++;
@@ -581,7 +587,6 @@ ALWAYS_INLINE void compute_add_n(ptm_probe *p, const struct ptm_bus_in *bus, uin
 	}
 	/* every bus counts as active: a zero descriptor adds nothing, and
 	 * the exact mask is not worth its cost here */
-	(void)active;
 	if (STORE) {
 		s->ch0 = 1;
 		s->brake = brake & p->brake_mask;
