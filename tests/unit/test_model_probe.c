@@ -853,6 +853,58 @@ static void test_hex_wide(void **state)
 	free(out);
 }
 
+/* Random damage to a valid trace: never a crash, and either a clean run
+ * or -EINVAL with one line "t.trace:LINE: ..." and nothing written. */
+static void test_trace_mutations(void **state)
+{
+	(void)state;
+	static const char base[] = HDR("2", "2", "8 5", "3", "2", "64", "300")
+		"1 3 3 3f 3 3 3 f 3 3 2 0\nR 3\n0 1 2 a 1 1 1 1 1 1 1 0\n"
+		"0 5 5 17 3 2 2 3 3 1 2 1\nR 200\n0 0 0 0 0 0 0 0 0 0 3 1\nR 93\nEND\n";
+	static const char junk[] = "0123456789abcdefgxR #\t\n-Z";
+	rng_state = 777;
+	char buf[sizeof(base) + 64];
+	{
+		char msg[512] = "", *out = NULL;
+		if (run_trace_text("t.trace", base, &out, msg, sizeof(msg)) != 0)
+			fail_msg("the undamaged trace fails: %s", msg);
+		free(out);
+	}
+	for (unsigned t = 0; t < 400; t++) {
+		size_t n = sizeof(base) - 1;
+		memcpy(buf, base, n);
+		for (unsigned k = 1 + rndn(3); k; k--) {
+			size_t at = rndn((unsigned)n);
+			switch (rndn(3)) {
+			case 0: /* replace */
+				buf[at] = junk[rndn(sizeof(junk) - 1)];
+				break;
+			case 1: /* delete */
+				memmove(buf + at, buf + at + 1, n - at - 1);
+				n--;
+				break;
+			default: /* truncate */
+				n = at;
+				break;
+			}
+		}
+		buf[n] = '\0';
+		char msg[512] = "", *out = NULL;
+		int rc = run_trace_text("t.trace", buf, &out, msg, sizeof(msg));
+		if (rc == 0) {
+			assert_non_null(out);
+			assert_true(strncmp(out, "PROBE_EXPECTED 1\n", 17) == 0);
+		} else {
+			if (rc != -EINVAL)
+				fail_msg("rc %d (%s) for:\n%s", rc, msg, buf);
+			assert_true(out == NULL || out[0] == '\0');
+			assert_true(strncmp(msg, "t.trace:", 8) == 0);
+			assert_null(strchr(msg, '\n'));
+		}
+		free(out);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -866,6 +918,7 @@ int main(void)
 		cmocka_unit_test(test_trace_ok_minimal),
 		cmocka_unit_test(test_trace_errors),
 		cmocka_unit_test(test_hex_wide),
+		cmocka_unit_test(test_trace_mutations),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
