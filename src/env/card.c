@@ -306,8 +306,18 @@ static int evq_init(struct evq *q, unsigned cap)
 
 static void evq_push(struct evq *q, int64_t t, uint32_t tags, uint32_t cplh)
 {
-	if (q->n == q->cap)
-		abort(); /* sized for every tag in flight */
+	if (q->n == q->cap) {
+		unsigned nc = q->cap * 2;
+		struct ev *n = calloc(nc, sizeof(*n));
+		if (!n)
+			abort(); /* out of memory in the middle of a slice */
+		for (unsigned i = 0; i < q->n; i++)
+			n[i] = q->q[(q->head + i) % q->cap];
+		free(q->q);
+		q->q = n;
+		q->cap = nc;
+		q->head = 0;
+	}
 	struct ev *e = &q->q[(q->head + q->n) % q->cap];
 	e->t = t;
 	e->tags = tags;
@@ -707,8 +717,10 @@ static void apply_releases(struct ep *e, int64_t now, int64_t T0)
 		struct ev *v = &e->rel.q[e->rel.head];
 		e->tags_used -= v->tags;
 		e->cplh_used -= v->cplh;
-		e->notready += v->tags;
-		evq_push(&e->rdy, v->t + e->cfg->tag_ready_delay, v->tags, 0);
+		if (v->tags) {
+			e->notready += v->tags;
+			evq_push(&e->rdy, v->t + e->cfg->tag_ready_delay, v->tags, 0);
+		}
 		int64_t rt = v->t - T0;
 		lvl_set(&e->tagl, rt > 0 ? (uint64_t)rt : 0, e->tags_pool - e->tags_used);
 		e->rel.head = (e->rel.head + 1) % e->rel.cap;
