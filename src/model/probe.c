@@ -76,6 +76,9 @@ struct ptm_probe {
 	 * all zero unless the word moves. */
 	uint64_t *vtab;
 	uint8_t vaux[128];
+	/* REGIONS <= 2: MVB items and MVB stall of one bus, indexed by
+	 * mvb_vld | mvb_src_rdy << R | mvb_dst_rdy << R+1 */
+	uint64_t mtab[16][2];
 
 	/* inputs that persist between edges */
 	uint8_t rst_in;            /* RESET level */
@@ -281,6 +284,11 @@ int ptm_probe_new(const struct ptm_probe_generics *g, ptm_probe **out, char *msg
 				t[6 + r] = move & (vmask >> r);
 			uint32_t endm = vmask & eof, full = (uint32_t)__builtin_popcount(vmask & ~eof);
 			p->vaux[x] = move ? (uint8_t)(endm | open << 2 | full << 3 | 1u << 5) : 0;
+		}
+		for (unsigned x = 0; x < (4u << R); x++) {
+			uint32_t vld = x & ((1u << R) - 1), msrc = (x >> R) & 1u, mdst = (x >> (R + 1)) & 1u;
+			p->mtab[x][0] = msrc & mdst ? (uint64_t)__builtin_popcount(vld) : 0;
+			p->mtab[x][1] = msrc & !mdst;
 		}
 	}
 	p->grp_val = calloc(p->groups, sizeof(*p->grp_val));
@@ -598,6 +606,19 @@ ALWAYS_INLINE void compute_add_n(ptm_probe *p, const struct ptm_bus_in *bus, uin
 	p->cnt_zero = 0;
 }
 
+/* c[0..7] += t[0..7] (distinct arrays: lets the compiler use vectors) */
+ALWAYS_INLINE void add8(uint64_t *restrict c, const uint64_t *restrict t)
+{
+	for (unsigned i = 0; i < 8; i++)
+		c[i] += t[i];
+}
+
+ALWAYS_INLINE void add2(uint64_t *restrict c, const uint64_t *restrict t)
+{
+	c[0] += t[0];
+	c[1] += t[1];
+}
+
 /* compute_add_n(STORE = 0) for REGIONS <= 2 through the word table. */
 ALWAYS_INLINE void compute_add_tab_n(ptm_probe *p, const struct ptm_bus_in *bus, uint32_t brake,
 				     struct step *s, const unsigned NB, const unsigned NR)
@@ -613,17 +634,15 @@ ALWAYS_INLINE void compute_add_tab_n(ptm_probe *p, const struct ptm_bus_in *bus,
 		const uint32_t idx = ((p->frame_open >> b) & 1u) | (in->sof & rm) << 1 |
 				     (in->eof & rm) << (1 + NR) | (in->src_rdy & 1u) << (1 + 2 * NR) |
 				     (in->dst_rdy & 1u) << (2 + 2 * NR);
-		const uint64_t *t = p->vtab + (size_t)idx * 8;
-		for (unsigned i = 0; i < 8; i++)
-			c[i] += t[i];
+		add8(c, p->vtab + (size_t)idx * 8);
 		const uint32_t a = p->vaux[idx];
 		uint32_t items = p->g.region_items[b] * ((a >> 3) & 3u);
 		for (unsigned r = 0; r < NR; r++)
 			items += ((a >> r) & 1u) * ((uint32_t)(in->eof_pos[r] & p->pos_mask) + 1u);
 		c[5] += items & p->step_mask;
-		const uint32_t msrc = in->mvb_src_rdy & 1u, mdst = in->mvb_dst_rdy & 1u;
-		c[3] += popc4(in->mvb_vld & rm) & (0u - (msrc & mdst));
-		c[4] += msrc & !mdst;
+		const uint32_t midx = (in->mvb_vld & rm) | (in->mvb_src_rdy & 1u) << NR |
+				      (in->mvb_dst_rdy & 1u) << (NR + 1);
+		add2(c + 3, p->mtab[midx]);
 		movem |= ((a >> 5) & 1u) << b;
 		fo_next |= ((a >> 2) & 1u) << b;
 	}
