@@ -127,6 +127,8 @@ struct evq {
 
 struct lvl {               /* a level input (tags, storage FIFO words) */
 	uint32_t cur, cap, min;
+	uint32_t full;             /* value when nothing is used */
+	double used_area;          /* sum over cycles of (full - value) */
 	uint64_t since;
 	uint64_t band[4];
 	uint32_t bval[4];
@@ -341,6 +343,7 @@ static unsigned band(uint32_t v, uint32_t cap)
 static void lvl_begin(struct lvl *l)
 {
 	memset(l->band, 0, sizeof(l->band));
+	l->used_area = 0;
 	l->since = 0;
 	l->min = l->cur;
 	l->bval[band(l->cur, l->cap)] = l->cur;
@@ -351,6 +354,7 @@ static void lvl_set(struct lvl *l, uint64_t t, uint32_t v)
 	if (t < l->since)
 		t = l->since;
 	l->band[band(l->cur, l->cap)] += t - l->since;
+	l->used_area += (double)(l->full > l->cur ? l->full - l->cur : 0) * (double)(t - l->since);
 	l->since = t;
 	l->cur = v;
 	if (v < l->min)
@@ -1332,8 +1336,6 @@ static void pcie_slice(struct pte_card *c, struct ep *e, uint64_t S, uint64_t d_
 	push_progress(e, S);
 	if (e->push_held >= 0 && e->held_from < S)
 		e->brake[e->push_held] += S - e->held_from;
-	double tags_area = (double)(e->tags_used) * (double)S;
-	tr->tags_in_use_sum += tags_area;
 	uint64_t w0 = e->rq.t_words, w1 = e->rc.t_words;
 	pte_mfb_end(&e->rq);
 	pte_mfb_end(&e->rc);
@@ -1342,6 +1344,7 @@ static void pcie_slice(struct pte_card *c, struct ep *e, uint64_t S, uint64_t d_
 	tr->pcie[PTE_RQ].stall += e->rq.stall;
 	tr->pcie[PTE_RC].stall += e->rc.stall;
 	lvl_end(&e->tagl, S, tr->tags_band);
+	tr->tags_in_use_sum += e->tagl.used_area;
 	lvl_end(&e->stl, S, tr->stfifo_band);
 	brake_runs(e, S);
 	if (e->tagl.min < tr->tags_free_min)
@@ -1737,6 +1740,7 @@ static int ep_init(struct pte_card *c, struct ep *e, unsigned idx)
 	e->rc_cur = -1;
 	e->tagl.cap = g->tag_capacity;
 	e->tagl.cur = in->tags;
+	e->tagl.full = in->tags;
 	e->stl.cap = g->stfifo_capacity;
 	e->stl.cur = g->stfifo_capacity > 65535 ? 65535 : g->stfifo_capacity;
 	e->truth.tags_free_min = in->tags;
