@@ -497,26 +497,28 @@ static unsigned heap_pop(struct ep *e)
 
 /* ---- DMA side ------------------------------------------------------------------------------- */
 
-static uint32_t draw_size(struct rng *r, const struct pte_dist *d)
-{
-	if (d->n == 1)
-		return d->size[0];
-	double u = rng_unit(r), acc = 0;
-	for (unsigned i = 0; i + 1 < d->n; i++) {
-		acc += d->weight[i];
-		if (u < acc)
-			return d->size[i];
-	}
-	return d->size[d->n - 1];
-}
-
 static uint32_t stride_of(uint32_t size, unsigned align)
 {
 	return (size + align - 1) / align * align;
 }
 
-/* New requests of one kind for one slice of `sec` seconds.  A port with a
- * rate of "max" keeps enough requests pending to fill its UP bus. */
+static unsigned draw_index(struct rng *r, const struct pte_dist *d)
+{
+	double u = rng_unit(r), acc = 0;
+	for (unsigned i = 0; i + 1 < d->n; i++) {
+		acc += d->weight[i];
+		if (u < acc)
+			return i;
+	}
+	return d->n - 1;
+}
+
+/*
+ * New requests of one kind for one slice of `sec` seconds.  A port with a
+ * rate of "max" keeps enough requests pending to fill its UP bus.  Sizes
+ * are drawn request by request; the requests of one slice (a microsecond
+ * or two) go out grouped by size, so that equal requests travel together.
+ */
 static void gen_kind(struct port *pt, unsigned pidx, int write, double gbps,
 		     const struct pte_dist *d, unsigned align, double sec, uint64_t target_reqs,
 		     uint64_t target_bytes)
@@ -524,6 +526,8 @@ static void gen_kind(struct port *pt, unsigned pidx, int write, double gbps,
 	double *credit = write ? &pt->credit_w : &pt->credit_r;
 	uint64_t *addr = write ? &pt->addr_w : &pt->addr_r;
 	int max = gbps < 0;
+	uint64_t cnt[PTE_DIST_MAX] = { 0 };
+	uint64_t reqs = pt->pend.reqs, bytes = pt->pend.bytes;
 
 	if (gbps == 0)
 		return;
@@ -534,35 +538,49 @@ static void gen_kind(struct port *pt, unsigned pidx, int write, double gbps,
 		if (*credit > lim)
 			*credit = lim;
 	}
-	for (;;) {
-		if (max && (pt->pend.reqs >= target_reqs ||
-			    (write && pt->pend.bytes >= target_bytes)))
-			break;
-		if (!max && pt->pend.reqs >= 4 * target_reqs)
-			break;
-		uint32_t size = draw_size(&pt->rng, d);
-		if (!max && *credit < (double)size)
-			break;
-		uint64_t k = 1;
-		if (d->n == 1) {
-			if (max) {
-				uint64_t a = target_reqs > pt->pend.reqs ? target_reqs - pt->pend.reqs : 1;
-				if (write) {
-					uint64_t b = (target_bytes - pt->pend.bytes) / size + 1;
-					if (b < a)
-						a = b;
-				}
-				k = a ? a : 1;
-			} else {
-				k = (uint64_t)(*credit / size);
+	if (d->n == 1) {
+		uint32_t size = d->size[0];
+		uint64_t k;
+		if (max) {
+			k = target_reqs > reqs ? target_reqs - reqs : 0;
+			if (write) {
+				uint64_t b = bytes < target_bytes ? (target_bytes - bytes) / size + 1 : 0;
+				if (b < k)
+					k = b;
 			}
+		} else {
+			k = (uint64_t)(*credit / size);
+			if (reqs + k > 4 * target_reqs)
+				k = reqs < 4 * target_reqs ? 4 * target_reqs - reqs : 0;
 		}
-		uint32_t stride = stride_of(size, align);
-		if (reqq_push(&pt->pend, write, pidx, size, stride, *addr, k))
-			break;
-		*addr += k * stride;
+		cnt[0] = k;
 		if (!max)
 			*credit -= (double)k * size;
+	} else {
+		for (;;) {
+			if (max && (reqs >= target_reqs || (write && bytes >= target_bytes)))
+				break;
+			if (!max && reqs >= 4 * target_reqs)
+				break;
+			unsigned i = draw_index(&pt->rng, d);
+			uint32_t size = d->size[i];
+			if (!max && *credit < (double)size)
+				break;
+			cnt[i]++;
+			reqs++;
+			if (write)
+				bytes += size;
+			if (!max)
+				*credit -= (double)size;
+		}
+	}
+	for (unsigned i = 0; i < d->n; i++) {
+		if (!cnt[i])
+			continue;
+		uint32_t stride = stride_of(d->size[i], align);
+		if (reqq_push(&pt->pend, write, pidx, d->size[i], stride, *addr, cnt[i]))
+			break; /* the queue of groups is full: the DMA waits */
+		*addr += cnt[i] * stride;
 	}
 }
 
@@ -1068,20 +1086,64 @@ static void rq_step(struct ep *e, int64_t T0, uint64_t S)
 			pte_mfb_stall(&e->rq, wait < S - trq ? wait : S - trq);
 			return;
 		}
-		uint32_t tlp = chunk + e->info.rq_header_bytes;
-		uint64_t k = 1;
-		/* whole requests of full-MPS TLPs go back to back */
-		if (r->off == 0 && r->size <= r->stride && 4096u % r->stride == 0 &&
-		    r->size % e->info.mps == 0 && chunk == e->info.mps)
-			k = r->size / e->info.mps;
-		pte_mfb_frames(&e->rq, items_of(e, tlp), k);
-		link_send(e, now, tlp, k);
-		tr->pcie[PTE_RQ].bytes += k * tlp;
-		tr->writes += k;
-		tr->write_bytes += k * chunk;
-		r->off += (uint32_t)(k * chunk);
-		e->ptc.bytes -= k * chunk;
-		e->consumed_bytes += k * chunk;
+		/* TLPs go back to back while the Hard IP takes them */
+		double buf = (double)e->cfg->tx_buffer_bytes / e->up_Bpc;
+		for (unsigned burst = 0; burst < 64; burst++) {
+			uint32_t tlp = chunk + e->info.rq_header_bytes;
+			uint64_t k = 1, reqs = 0;
+			int aligned = r->off == 0 && r->size <= r->stride && 4096u % r->stride == 0;
+			if (aligned && r->size % e->info.mps == 0 && chunk == e->info.mps) {
+				/* one request of full-MPS TLPs */
+				k = r->size / e->info.mps;
+			} else if (aligned && r->size <= e->info.mps) {
+				/* requests of one TLP each, as many as the buffer takes */
+				double L = (double)(tlp + e->info.tlp_framing_bytes) / e->up_Bpc;
+				double room = buf - (e->up_link_t - (double)now);
+				reqs = room > L ? (uint64_t)(room / L) : 1;
+				if (reqs > r->count)
+					reqs = r->count;
+				if (reqs > 64)
+					reqs = 64;
+				k = reqs;
+			}
+			pte_mfb_frames(&e->rq, items_of(e, tlp), k);
+			link_send(e, now, tlp, k);
+			tr->pcie[PTE_RQ].bytes += k * tlp;
+			tr->writes += k;
+			tr->write_bytes += k * chunk;
+			e->ptc.bytes -= k * chunk;
+			e->consumed_bytes += k * chunk;
+			if (reqs > 1) {
+				r->count -= reqs - 1;
+				r->addr += (reqs - 1) * r->stride;
+				e->ptc.reqs -= reqs - 1;
+				e->consumed_reqs += reqs - 1;
+				r->off = r->size;
+			} else {
+				r->off += (uint32_t)(k * chunk);
+			}
+			if (r->off >= r->size) {
+				r->off = 0;
+				r->count--;
+				r->addr += r->stride;
+				e->ptc.reqs--;
+				e->consumed_reqs++;
+				if (r->count == 0)
+					reqq_pop(&e->ptc);
+			}
+			r = reqq_head(&e->ptc);
+			trq = pte_mfb_used(&e->rq);
+			now = T0 + (int64_t)trq;
+			if (!r || !r->write || trq >= S || e->up_link_t - (double)now > buf)
+				return;
+			a = r->addr + r->off;
+			rest = r->size - r->off;
+			chunk = rest < e->info.mps ? rest : e->info.mps;
+			to4k = 4096u - (uint32_t)(a % 4096u);
+			if (chunk > to4k)
+				chunk = to4k;
+		}
+		return;
 	} else {
 		struct cpl_run cr[4];
 		unsigned ncr = cpl_split(e, a, chunk, cr);
