@@ -4,6 +4,7 @@
  * (firmware-behavior.md 3.1; pcie_telemetry_mi.vhd).
  */
 #include "model/model_priv.h"
+#include "model/util.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -32,13 +33,6 @@ void ptm_generics_default(struct ptm_generics *g)
 	g->stfifo_capacity = 1024;
 }
 
-unsigned ptm_log2c(uint64_t n)
-{
-	unsigned a = 0;
-	while (a < 64 && ((uint64_t)1 << a) < n)
-		a++;
-	return a;
-}
 
 static unsigned umax(unsigned a, unsigned b)
 {
@@ -65,28 +59,13 @@ void ptm_generics_derive(const struct ptm_generics *g, struct ptm_derived *d)
 	d->dma_fifo_depth = 1u << ptm_log2c(2ull * dg * 8);
 }
 
-static int fail(char *msg, size_t msglen, const char *fmt, ...)
-#if defined(__GNUC__)
-	__attribute__((format(printf, 3, 4)))
-#endif
-	;
 
-static int fail(char *msg, size_t msglen, const char *fmt, ...)
-{
-	if (msg && msglen) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(msg, msglen, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
 
 static int check_range(const char *name, unsigned v, unsigned lo, unsigned hi, char *msg,
 		       size_t msglen)
 {
 	if (v < lo || v > hi)
-		return fail(msg, msglen, "generic %s=%u: must be %u..%u", name, v, lo, hi);
+		return ptm_einval(msg, msglen, "generic %s=%u: must be %u..%u", name, v, lo, hi);
 	return 0;
 }
 
@@ -99,7 +78,7 @@ int ptm_generics_check(const struct ptm_generics *g, char *msg, size_t msglen)
 {
 	int rc;
 	if (!g)
-		return fail(msg, msglen, "generics: none given");
+		return ptm_einval(msg, msglen, "generics: none given");
 	if ((rc = check_range("PCIE_ENDPOINTS", g->pcie_endpoints, 1, PTM_MAX_ENDPOINTS, msg,
 			      msglen)) ||
 	    (rc = check_range("DMA_PORTS", g->dma_ports, 1, PTM_MAX_DMA_PORTS, msg, msglen)) ||
@@ -124,15 +103,15 @@ int ptm_generics_check(const struct ptm_generics *g, char *msg, size_t msglen)
 	};
 	for (unsigned i = 0; i < 4; i++) {
 		if (rb[i].v == 0 || rb[i].v % g->mfb_item_bytes)
-			return fail(msg, msglen,
+			return ptm_einval(msg, msglen,
 				    "generic %s=%u: must be a positive multiple of MFB_ITEM_BYTES=%u",
 				    rb[i].name, rb[i].v, g->mfb_item_bytes);
 		if (rb[i].v > 65535) /* CFG_WIDTH / CFG_WIDTH_DMA fields are 16 bits */
-			return fail(msg, msglen, "generic %s=%u: must fit the 16-bit CFG_WIDTH field",
+			return ptm_einval(msg, msglen, "generic %s=%u: must fit the 16-bit CFG_WIDTH field",
 				    rb[i].name, rb[i].v);
 		/* The probe's EOF_POS fields are at most 16 bits wide. */
 		if (rb[i].v / g->mfb_item_bytes > 65536)
-			return fail(msg, msglen, "generic %s=%u: more than 65536 items per region",
+			return ptm_einval(msg, msglen, "generic %s=%u: more than 65536 items per region",
 				    rb[i].name, rb[i].v);
 	}
 
@@ -142,12 +121,12 @@ int ptm_generics_check(const struct ptm_generics *g, char *msg, size_t msglen)
 	unsigned ditems = umax(g->dma_up_mfb_region_bytes, g->dma_down_mfb_region_bytes) /
 			  g->mfb_item_bytes;
 	if (g->pcie_eof_pos_width != ptm_log2c(pitems))
-		return fail(msg, msglen,
+		return ptm_einval(msg, msglen,
 			    "generic PCIE_EOF_POS_WIDTH=%u: must be log2 of the %u items of the larger "
 			    "PCIe region, i.e. %u",
 			    g->pcie_eof_pos_width, pitems, ptm_log2c(pitems));
 	if (g->dma_eof_pos_width != ptm_log2c(ditems))
-		return fail(msg, msglen,
+		return ptm_einval(msg, msglen,
 			    "generic DMA_EOF_POS_WIDTH=%u: must be log2 of the %u items of the larger "
 			    "DMA region, i.e. %u",
 			    g->dma_eof_pos_width, ditems, ptm_log2c(ditems));
@@ -156,41 +135,41 @@ int ptm_generics_check(const struct ptm_generics *g, char *msg, size_t msglen)
 	ptm_generics_derive(g, &d);
 	unsigned dp = g->drain_period;
 	if (dp == 0 || (dp & (dp - 1)))
-		return fail(msg, msglen, "generic DRAIN_PERIOD=%u: must be a power of two", dp);
+		return ptm_einval(msg, msglen, "generic DRAIN_PERIOD=%u: must be a power of two", dp);
 	if (dp > 32768)
-		return fail(msg, msglen,
+		return ptm_einval(msg, msglen,
 			    "generic DRAIN_PERIOD=%u: must fit the 16-bit CFG_DRAIN field (at most 32768)",
 			    dp);
 	if (sweep_cycles(d.pcie_channels) >= dp)
-		return fail(msg, msglen,
+		return ptm_einval(msg, msglen,
 			    "generic DRAIN_PERIOD=%u: the PCIe probe's drain sweep takes %u cycles and "
 			    "must be shorter",
 			    dp, sweep_cycles(d.pcie_channels));
 	if (sweep_cycles(d.dma_channels) >= dp)
-		return fail(msg, msglen,
+		return ptm_einval(msg, msglen,
 			    "generic DRAIN_PERIOD=%u: the DMA probe's drain sweep takes %u cycles and "
 			    "must be shorter",
 			    dp, sweep_cycles(d.dma_channels));
 	if (g->tag_capacity > 65535)
-		return fail(msg, msglen,
+		return ptm_einval(msg, msglen,
 			    "generic TAG_CAPACITY=%u: must fit the 16-bit CFG_CAPACITY field",
 			    g->tag_capacity);
 	if (g->stfifo_capacity > 65535)
-		return fail(msg, msglen,
+		return ptm_einval(msg, msglen,
 			    "generic STFIFO_CAPACITY=%u: must fit the 16-bit CFG_CAPACITY field",
 			    g->stfifo_capacity);
 	if (d.dma_channels > 255)
-		return fail(msg, msglen,
+		return ptm_einval(msg, msglen,
 			    "generics DMA_PORTS=%u, DMA regions %u: the DMA probe has %u channels, "
 			    "CFG_DMA holds at most 255",
 			    g->dma_ports, d.dma_regions, d.dma_channels);
 	if (d.ep_channels > 255)
-		return fail(msg, msglen,
+		return ptm_einval(msg, msglen,
 			    "generics DMA_PORTS=%u, regions PCIe %u / DMA %u: %u counters per endpoint, "
 			    "CFG_LAYOUT holds at most 255",
 			    g->dma_ports, d.pcie_regions, d.dma_regions, d.ep_channels);
 	if ((unsigned long)g->pcie_endpoints * d.ep_channels > PTM_MAX_ENTRIES)
-		return fail(msg, msglen,
+		return ptm_einval(msg, msglen,
 			    "generic PCIE_ENDPOINTS=%u: %u x %u counters do not fit the counter window "
 			    "(at most %u)",
 			    g->pcie_endpoints, g->pcie_endpoints, d.ep_channels, PTM_MAX_ENTRIES);

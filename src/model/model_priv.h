@@ -30,7 +30,7 @@
 #define PTM_VERSION 0x00020000u
 #define PTM_CNT_BASE 0x00008000u
 
-unsigned ptm_log2c(uint64_t n);
+#include "model/util.h" /* ptm_log2c */
 
 /* The status word that crosses from the PCIe clock of one endpoint. */
 struct ptm_aux_word {

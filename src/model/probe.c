@@ -17,6 +17,7 @@
  */
 #include "model/probe_priv.h"
 #include "model/asfifo.h"
+#include "model/util.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -121,67 +122,45 @@ struct ptm_probe {
 	struct ptm_probe_stats st;
 };
 
-static unsigned log2c(uint64_t n)
-{
-	unsigned a = 0;
-	while ((UINT64_C(1) << a) < n)
-		a++;
-	return a;
-}
 
-static int gen_err(char *msg, size_t msglen, const char *fmt, ...)
-#if defined(__GNUC__)
-	__attribute__((format(printf, 3, 4)))
-#endif
-	;
 
-static int gen_err(char *msg, size_t msglen, const char *fmt, ...)
-{
-	if (msg && msglen) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(msg, msglen, fmt, ap);
-		va_end(ap);
-	}
-	return -EINVAL;
-}
 
 static int check_generics(const struct ptm_probe_generics *g, char *msg, size_t msglen)
 {
 	if (g->buses < 1 || g->buses > PTM_MAX_PROBE_BUSES)
-		return gen_err(msg, msglen, "probe generic BUSES=%u: must be 1..%u", g->buses,
+		return ptm_einval(msg, msglen, "probe generic BUSES=%u: must be 1..%u", g->buses,
 			       PTM_MAX_PROBE_BUSES);
 	if (g->regions < 1 || g->regions > PTM_MAX_REGIONS)
-		return gen_err(msg, msglen, "probe generic REGIONS=%u: must be 1..%u", g->regions,
+		return ptm_einval(msg, msglen, "probe generic REGIONS=%u: must be 1..%u", g->regions,
 			       PTM_MAX_REGIONS);
 	if (g->brakes > PTM_MAX_BRAKES)
-		return gen_err(msg, msglen, "probe generic BRAKES=%u: must be 0..%u", g->brakes,
+		return ptm_einval(msg, msglen, "probe generic BRAKES=%u: must be 0..%u", g->brakes,
 			       PTM_MAX_BRAKES);
 	if (g->eof_pos_width > 16)
-		return gen_err(msg, msglen, "probe generic EOF_POS_WIDTH=%u: must be 0..16",
+		return ptm_einval(msg, msglen, "probe generic EOF_POS_WIDTH=%u: must be 0..16",
 			       g->eof_pos_width);
 	unsigned imax = 1;
 	for (unsigned b = 0; b < g->buses; b++) {
 		unsigned ri = g->region_items[b];
 		if (ri < 1 || ri > 65536)
-			return gen_err(msg, msglen, "probe generic REGION_ITEMS(%u)=%u: must be 1..65536",
+			return ptm_einval(msg, msglen, "probe generic REGION_ITEMS(%u)=%u: must be 1..65536",
 				       b, ri);
 		if (ri > imax)
 			imax = ri;
 	}
-	if (log2c(imax) > g->eof_pos_width)
-		return gen_err(msg, msglen,
+	if (ptm_log2c(imax) > g->eof_pos_width)
+		return ptm_einval(msg, msglen,
 			       "probe generic EOF_POS_WIDTH=%u: too narrow for REGION_ITEMS_MAX=%u "
 			       "(needs %u bits)",
-			       g->eof_pos_width, imax, log2c(imax));
+			       g->eof_pos_width, imax, ptm_log2c(imax));
 	unsigned dp = g->drain_period;
 	if (dp == 0 || (dp & (dp - 1)) != 0 || dp > (1u << 30))
-		return gen_err(msg, msglen,
+		return ptm_einval(msg, msglen,
 			       "probe generic DRAIN_PERIOD=%u: must be a power of two up to 2^30", dp);
 	unsigned ch = 1 + g->buses * (6 + g->regions) + g->brakes;
 	unsigned sweep = GROUP_SIZE * ((ch + GROUP_SIZE - 1) / GROUP_SIZE + 1);
 	if (sweep >= dp)
-		return gen_err(msg, msglen,
+		return ptm_einval(msg, msglen,
 			       "probe generic DRAIN_PERIOD=%u: must exceed the drain sweep of %u cycles "
 			       "(%u channels)",
 			       dp, sweep, ch);
@@ -224,7 +203,7 @@ int ptm_probe_new(const struct ptm_probe_generics *g, ptm_probe **out, char *msg
 		return rc;
 	ptm_probe *p = calloc(1, sizeof(*p));
 	if (!p)
-		return gen_err(msg, msglen, "probe: out of memory"), -ENOMEM;
+		return ptm_einval(msg, msglen, "probe: out of memory"), -ENOMEM;
 	p->g = *g;
 	for (unsigned b = g->buses; b < PTM_MAX_PROBE_BUSES; b++)
 		p->g.region_items[b] = 0;
@@ -236,17 +215,17 @@ int ptm_probe_new(const struct ptm_probe_generics *g, ptm_probe **out, char *msg
 	p->channels = 1 + g->buses * p->bus_channels + g->brakes;
 	p->brake_base = 1 + g->buses * p->bus_channels;
 	p->groups = (p->channels + GROUP_SIZE - 1) / GROUP_SIZE;
-	p->idx_width = log2c(p->channels);
+	p->idx_width = ptm_log2c(p->channels);
 	uint64_t max_step = (uint64_t)g->regions * imax;
-	p->step_width = log2c(max_step + 1);
-	p->cnt_width = log2c((uint64_t)g->drain_period * max_step + 1);
+	p->step_width = ptm_log2c(max_step + 1);
+	p->cnt_width = ptm_log2c((uint64_t)g->drain_period * max_step + 1);
 	p->dp_mask = g->drain_period - 1;
 	p->rmask_all = (uint32_t)((UINT64_C(1) << g->regions) - 1);
 	p->brake_mask = (uint32_t)((UINT64_C(1) << g->brakes) - 1);
 	p->step_mask = (uint32_t)((UINT64_C(1) << p->step_width) - 1);
 	p->cnt_mask = p->cnt_width >= 64 ? UINT64_MAX : (UINT64_C(1) << p->cnt_width) - 1;
 	p->pos_mask = (uint16_t)((1u << g->eof_pos_width) - 1);
-	uint32_t items = 1u << log2c(2u * p->groups * GROUP_SIZE);
+	uint32_t items = 1u << ptm_log2c(2u * p->groups * GROUP_SIZE);
 	for (unsigned x = 0; x < 512; x++) {
 		uint32_t open = x & 1u, sof = (x >> 1) & 15u, eof = (x >> 5) & 15u, v = 0;
 		for (unsigned r = 0; r < 4; r++) {
@@ -263,7 +242,7 @@ int ptm_probe_new(const struct ptm_probe_generics *g, ptm_probe **out, char *msg
 		p->vtab = calloc((size_t)nidx * 8, sizeof(*p->vtab));
 		if (!p->vtab) {
 			ptm_probe_free(p);
-			gen_err(msg, msglen, "probe: out of memory");
+			ptm_einval(msg, msglen, "probe: out of memory");
 			return -ENOMEM;
 		}
 		for (unsigned x = 0; x < nidx; x++) {
@@ -296,7 +275,7 @@ int ptm_probe_new(const struct ptm_probe_generics *g, ptm_probe **out, char *msg
 	if (!p->cnt || !p->grp_val || !mem) {
 		free(mem);
 		ptm_probe_free(p);
-		gen_err(msg, msglen, "probe: out of memory");
+		ptm_einval(msg, msglen, "probe: out of memory");
 		return -ENOMEM;
 	}
 	asfifo_init(&p->fifo, items, mem);
