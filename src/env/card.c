@@ -145,7 +145,7 @@ struct port {
 	struct pte_mvb upv, downv;
 	struct fq afifo;           /* completions towards the port */
 	uint64_t af_words, af_hdrs;
-	double ready_carry;
+	double ready_carry, hdr_carry;
 };
 
 struct ep {
@@ -666,17 +666,18 @@ static void down_slice(struct ep *e, struct port *pt, uint64_t d)
 {
 	struct pte_truth *tr = &e->truth;
 	unsigned pidx = (unsigned)(pt - e->port);
-	double rho = e->cfg->port[pidx].down_ready;
-	double av = (double)d * rho + pt->ready_carry;
-	uint64_t avail = (uint64_t)av;
+	double rho = e->cfg->port[pidx].down_ready, rhoh = e->cfg->port[pidx].down_hdr_ready;
+	double av = (double)d * rho + pt->ready_carry, avh = (double)d * rhoh + pt->hdr_carry;
+	uint64_t avail = (uint64_t)av, availh = (uint64_t)avh;
 
 	pt->ready_carry = av - (double)avail;
+	pt->hdr_carry = avh - (double)availh;
 	pte_mfb_begin(&pt->down, d);
 	pte_mvb_begin(&pt->downv, d);
 	while (pt->afifo.n) {
 		struct frun *f = &pt->afifo.q[pt->afifo.head];
 		uint64_t um = pte_mfb_used(&pt->down), uv = pte_mvb_used(&pt->downv);
-		if (um >= avail || uv >= avail)
+		if (um >= avail || uv >= availh)
 			break;
 		uint32_t items = items_of(e, f->bytes);
 		uint64_t regions = (items + e->N_dn - 1) / e->N_dn;
@@ -686,8 +687,8 @@ static void down_slice(struct ep *e, struct port *pt, uint64_t d)
 			kk = 1;
 		if (k > kk)
 			k = kk;
-		if (k > (avail - uv) * e->R_dn)
-			k = (avail - uv) * e->R_dn;
+		if (k > (availh - uv) * e->R_dn)
+			k = (availh - uv) * e->R_dn;
 		pte_mfb_frames(&pt->down, items, k);
 		pte_mvb_items(&pt->downv, k);
 		uint64_t w = cdiv32(f->bytes, e->dn_word);
@@ -712,16 +713,20 @@ static void down_slice(struct ep *e, struct port *pt, uint64_t d)
 			pte_mfb_stall(&pt->down, d - um);
 		if (uv < d)
 			pte_mvb_stall(&pt->downv, d - uv);
-	} else if (rho < 1.0) {
+	} else {
 		/* the DMA was not ready in between the words it took */
-		uint64_t sm = (uint64_t)llround((double)um * (1.0 - rho) / rho);
-		uint64_t sv = (uint64_t)llround((double)uv * (1.0 - rho) / rho);
-		if (sm > d - (um < d ? um : d))
-			sm = d - (um < d ? um : d);
-		if (sv > d - (uv < d ? uv : d))
-			sv = d - (uv < d ? uv : d);
-		pte_mfb_stall(&pt->down, sm);
-		pte_mvb_stall(&pt->downv, sv);
+		if (rho < 1.0) {
+			uint64_t sm = (uint64_t)llround((double)um * (1.0 - rho) / rho);
+			if (sm > d - (um < d ? um : d))
+				sm = d - (um < d ? um : d);
+			pte_mfb_stall(&pt->down, sm);
+		}
+		if (rhoh < 1.0) {
+			uint64_t sv = (uint64_t)llround((double)uv * (1.0 - rhoh) / rhoh);
+			if (sv > d - (uv < d ? uv : d))
+				sv = d - (uv < d ? uv : d);
+			pte_mvb_stall(&pt->downv, sv);
+		}
 	}
 	uint64_t w0 = pt->down.t_words;
 	pte_mfb_end(&pt->down);
@@ -781,9 +786,11 @@ static void push_progress(struct ep *e, uint64_t t)
 		struct frun *f = &e->st.q[e->st.head];
 		struct port *pt = &e->port[f->port];
 		double rho = e->cfg->port[f->port].down_ready;
+		double rhoh = e->cfg->port[f->port].down_hdr_ready;
 		uint64_t drain = (uint64_t)((double)e->push_d_next * rho);
+		uint64_t drainh = (uint64_t)((double)e->push_d_next * rhoh);
 		uint64_t capw = e->cfg->down_fifo_words + drain;
-		uint64_t caph = e->cfg->down_fifo_headers + drain * e->R_dn;
+		uint64_t caph = e->cfg->down_fifo_headers + drainh * e->R_dn;
 		uint64_t w = cdiv32(f->bytes, e->dn_word);
 		uint64_t roomw = capw > pt->af_words ? capw - pt->af_words : 0;
 		uint64_t roomh = caph > pt->af_hdrs ? caph - pt->af_hdrs : 0;

@@ -33,7 +33,8 @@ struct pte_port_cfg {
 	double write_gbps;
 	struct pte_dist read_size, write_size;
 	unsigned align;    /* buffer address alignment of requests, bytes */
-	double down_ready; /* share of DMA cycles the port accepts DOWN, 0..1 */
+	double down_ready; /* share of DMA cycles the port accepts DOWN data, 0..1 */
+	double down_hdr_ready; /* ... DOWN headers (MVB) */
 };
 
 struct pte_ep_cfg {

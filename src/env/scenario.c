@@ -143,6 +143,7 @@ void pte_scenario_default(struct pte_scenario *s)
 			q->read_size.weight[0] = q->write_size.weight[0] = 1.0;
 			q->align = 64;
 			q->down_ready = 1.0;
+			q->down_hdr_ready = 1.0;
 		}
 	}
 }
@@ -220,6 +221,7 @@ static const struct key keys[] = {
 	{ S_DMA, "write_size", K_DIST, P(write_size), 1, 65536, 0 },
 	{ S_DMA, "align", K_UINT, P(align), 4, 4096, 1 },
 	{ S_DMA, "down_ready_pct", K_PCT, P(down_ready), 1, 100, 0 },
+	{ S_DMA, "down_hdr_ready_pct", K_PCT, P(down_hdr_ready), 1, 100, 0 },
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
