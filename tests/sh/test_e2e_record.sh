@@ -74,6 +74,21 @@ if "$tool" -d sim -t 0 >"$work/sim.out" 2>"$work/sim.err"; then
 	for p in $presets; do
 		roundtrip "sim:$p" -t 0.001
 	done
+	# watch mode stopped by SIGINT: the recording replays every report
+	rm -f "$work/w.regs"
+	"$tool" -d sim -t 0.002 -w --record "$work/w.regs" >"$work/w.out" 2>"$work/w.err" &
+	pid=$!
+	sleep 1.5
+	kill -INT $pid
+	wait $pid
+	rc=$?
+	n=$(grep -c '^PCIe telemetry - ' "$work/w.out")
+	[ $rc -eq 0 ] && [ "$n" -ge 1 ] && [ ! -s "$work/w.err" ] && ok ||
+		bad "-d sim -w stopped by SIGINT: rc $rc, $n reports, stderr $(head -1 "$work/w.err")"
+	"$tool" -d "image:$work/w.regs" -t 0.002 -w >"$work/w.replay" 2>"$work/w.rerr"
+	cmp -s "$work/w.out" "$work/w.replay" && ok || bad "-d sim -w: the replay of the recording differs"
+	grep -q "holds only $((2 * n)) images" "$work/w.rerr" && ok ||
+		bad "-d sim -w: recording of $n reports: $(cat "$work/w.rerr")"
 else
 	echo "SKIP part 2: -d sim does not work in this build: $(head -1 "$work/sim.err")"
 fi
