@@ -243,7 +243,7 @@ int pt_bus_open_pci(const char *spec, struct pt_bus **out, char *msg, size_t msg
 	int rc;
 
 	*out = NULL;
-	s = hexnum(s, 4, 0, &dom);
+	s = hexnum(s, 8, 0, &dom); /* VMD domains have 5 digits */
 	if (s && *s == ':')
 		s = hexnum(s + 1, 2, 0, &bus);
 	else
