@@ -53,7 +53,7 @@ void pte_mfb_fini(struct pte_mfb *a)
 	a->ncarry = a->carry_cap = 0;
 }
 
-static int pat_eq(const struct pte_patent *e, const struct pte_pat *p, int in, int out)
+static inline int pat_eq(const struct pte_patent *e, const struct pte_pat *p, int in, int out)
 {
 	return e->in == in && e->out == out && memcmp(&e->p, p, sizeof(*p)) == 0;
 }
@@ -83,12 +83,12 @@ static void add_run(struct pte_mfb *a, const struct pte_pat *p, uint8_t kind, ui
 	}
 }
 
-static int key_eq(const struct pte_patent *e, const struct pte_pat *p, int in, int out)
+static inline int key_eq(const struct pte_patent *e, const struct pte_pat *p, int in, int out)
 {
 	return e->in == in && e->out == out && e->p.sof == p->sof && e->p.eof == p->eof;
 }
 
-static uint64_t pos_sum(const struct pte_pat *p, unsigned R)
+static inline uint64_t pos_sum(const struct pte_pat *p, unsigned R)
 {
 	uint64_t s = 0;
 	for (unsigned r = 0; r < R; r++)
@@ -246,11 +246,12 @@ static void fold(struct pte_mfb *a)
 		if (a->ent[i].n)
 			emit_entry(a, &a->ent[i], a->ent[i].n);
 	a->nent = 0;
+	a->last = 0;
 	memset(a->hslot, 0, sizeof(a->hslot));
 	a->s0 = (uint8_t)s1;
 }
 
-static unsigned pat_hash(const struct pte_mfb *a, const struct pte_pat *p, int in, int out)
+static inline unsigned pat_hash(const struct pte_mfb *a, const struct pte_pat *p, int in, int out)
 {
 	uint32_t h = p->sof * 0x9E3779B1u ^ p->eof * 0x85EBCA77u ^ (uint32_t)(in * 2 + out);
 	(void)a;
@@ -261,14 +262,19 @@ static unsigned pat_hash(const struct pte_mfb *a, const struct pte_pat *p, int i
  * most PTE_MAXPAT of 256 slots, so probing stays short). */
 static struct pte_patent *table_find(struct pte_mfb *a, const struct pte_pat *p, int in, int out)
 {
+	/* runs of equal words come one after the other */
+	if (a->last && a->last <= a->nent && key_eq(&a->ent[a->last - 1], p, in, out))
+		return &a->ent[a->last - 1];
 	unsigned h = pat_hash(a, p, in, out);
 	for (;;) {
 		unsigned s = a->hslot[h];
 		if (!s)
 			break;
 		struct pte_patent *e = &a->ent[s - 1];
-		if (key_eq(e, p, in, out))
+		if (key_eq(e, p, in, out)) {
+			a->last = s;
 			return e;
+		}
 		h = (h + 1) & 255u;
 	}
 	if (a->nent >= PTE_MAXPAT)
@@ -280,6 +286,7 @@ static struct pte_patent *table_find(struct pte_mfb *a, const struct pte_pat *p,
 	e->n = 0;
 	e->possum = 0;
 	a->hslot[h] = (uint8_t)a->nent;
+	a->last = a->nent;
 	return e;
 }
 
@@ -348,6 +355,7 @@ void pte_mfb_begin(struct pte_mfb *a, uint64_t S)
 	a->placed = 0;
 	a->stall = a->idle = 0;
 	a->nent = 0;
+	a->last = 0;
 	memset(a->hslot, 0, sizeof(a->hslot));
 	a->ncarry = 0;
 	a->carry_stall = 0;

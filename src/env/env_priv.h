@@ -131,6 +131,7 @@ struct pte_mfb {
 	struct pte_patent ent[PTE_MAXPAT];
 	unsigned nent;
 	uint8_t hslot[256];   /* hash of ent: index + 1, 0 = empty */
+	unsigned last;        /* index + 1 of the entry found last */
 	struct pte_patent *carry; /* words past the slice, in order */
 	unsigned ncarry, carry_cap;
 	uint64_t carry_stall;
