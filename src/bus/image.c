@@ -266,7 +266,7 @@ static int parse_line(struct parser *ps, const char *s, size_t len)
 {
 	const char *tok[3] = { 0 };
 	size_t tlen[3] = { 0 };
-	char b1[200], b2[200];
+	char b1[200];
 	unsigned n;
 
 	for (size_t i = 0; i < len; i++) {
@@ -366,7 +366,6 @@ static int parse_line(struct parser *ps, const char *s, size_t len)
 				    (unsigned)off, first);
 		}
 		ps->seen[off / 256u] |= UINT64_C(1) << (off / 4u % 64u);
-		(void)b2;
 		if (push_reg(p, off, val, ps->line) < 0)
 			return perr(ps, "out of memory");
 		return 0;
