@@ -60,6 +60,7 @@ struct pt_bus {
  *   image:FILE                       register image replay
  *   sim | sim:PRESET | sim:FILE      simulated card
  *   pci:DOMAIN:BUS:DEV.FN[/BAR]@OFFSET   PCI BAR through sysfs
+ *   mmap:FILE[@OFFSET]               64 KiB of any file, as pci: maps them
  *   anything else (or NULL)          libnfb device path (default device when NULL)
  * index selects the component (compatible cesnet,ofm,pcie_telemetry_mi)
  * where the backend can hold more than one; an image and the simulated
