@@ -101,8 +101,9 @@ int pt_layout_decode(const uint32_t cfg[PT_CFG_REGS], struct pt_layout *l, char 
 	l->dma_brakes = field(dma, 24, 8);
 	if (l->dma_buses != 2 * l->dma_ports)
 		return bad(msg, msglen, "CFG_DMA", dma,
-			   "%u buses, but %u DMA ports per endpoint (CFG_TOPOLOGY = 0x%08X) have %u",
-			   l->dma_buses, l->dma_ports, (unsigned)topo, 2 * l->dma_ports);
+			   "%u buses, but %u DMA port%s per endpoint (CFG_TOPOLOGY = 0x%08X) make %u",
+			   l->dma_buses, l->dma_ports, l->dma_ports == 1 ? "" : "s", (unsigned)topo,
+			   2 * l->dma_ports);
 	need = 1 + l->dma_buses * (6 + l->dma_regions) + l->dma_brakes;
 	if (l->dma_channels != need)
 		return bad(msg, msglen, "CFG_DMA", dma,

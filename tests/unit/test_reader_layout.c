@@ -281,7 +281,7 @@ static void test_invalid_fields(void **state)
 	expect_bad(cfg, PT_REG_CFG_PCIE, "CFG_PCIE", "30 channels, but 1 + 2 buses x (6 + 2 regions) + 14 BRAKE signals make 31");
 	FRESH();
 	cfg[5] = (cfg[5] & ~0xFF00u) | 4u << 8;
-	expect_bad(cfg, PT_REG_CFG_DMA, "CFG_DMA", "4 buses, but 1 DMA ports");
+	expect_bad(cfg, PT_REG_CFG_DMA, "CFG_DMA", "4 buses, but 1 DMA port per endpoint (CFG_TOPOLOGY = 0x00040102) make 2");
 	FRESH();
 	cfg[5] += 1u << 16; /* regions without channels */
 	expect_bad(cfg, PT_REG_CFG_DMA, "CFG_DMA", "17 channels");
