@@ -3,6 +3,7 @@
  * counter indexes of the channel numbering; every inconsistent field is
  * refused with one line naming the register and its value.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <dirent.h>
 
 #include "pcie_telemetry/bus.h"
 #include "pcie_telemetry/telemetry.h"
@@ -230,6 +232,57 @@ static void test_conformance_layouts(void **state)
 	}
 }
 
+/* Every register image of the conformance folder decodes, except the
+ * two cases about a wrong component; every image of a file holds the same
+ * configuration registers. */
+static void test_every_conformance_image(void **state)
+{
+	(void)state;
+	char dir[1024];
+	DIR *d;
+	struct dirent *e;
+	unsigned n = 0;
+
+	snprintf(dir, sizeof(dir), "%s/conformance/report", PT_TEST_DATA);
+	d = opendir(dir);
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL) {
+		size_t len = strlen(e->d_name);
+		char path[2048];
+		struct pt_bus *b;
+		struct pt_dev dev;
+		int rc;
+
+		if (len < 6 || strcmp(e->d_name + len - 5, ".regs") != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (pt_bus_open_image(path, &b, msg, sizeof(msg)) != 0)
+			fail_msg("%s", msg);
+		rc = pt_dev_init(&dev, b, msg, sizeof(msg));
+		if (strncmp(e->d_name, "err_bad_", 8) == 0) {
+			assert_int_equal(rc, -EPROTO);
+		} else {
+			struct pt_layout again;
+			uint32_t cfg[PT_CFG_REGS];
+
+			if (rc != 0)
+				fail_msg("%s: %s", e->d_name, msg);
+			/* the second image repeats the configuration */
+			assert_int_equal(pt_bus_write32(b, PT_REG_COMMAND, PT_CMD_SNAPSHOT), 0);
+			if (pt_bus_write32(b, PT_REG_COMMAND, PT_CMD_SNAPSHOT) == 0) {
+				assert_int_equal(pt_bus_read_block(b, 0, cfg, PT_CFG_REGS), 0);
+				cfg[PT_REG_STATUS / 4] = dev.layout.cfg[PT_REG_STATUS / 4];
+				assert_int_equal(pt_layout_decode(cfg, &again, msg, sizeof(msg)), 0);
+				assert_memory_equal(&again, &dev.layout, sizeof(again));
+			}
+		}
+		pt_bus_close(b);
+		n++;
+	}
+	closedir(d);
+	assert_true(n >= 30);
+}
+
 /* Breaking one field of a good layout gives a message that starts with
  * "REG = 0xVALUE: " and contains `what`. */
 static void expect_bad(uint32_t cfg[PT_CFG_REGS], unsigned reg, const char *name, const char *what)
@@ -358,6 +411,7 @@ int main(void)
 		cmocka_unit_test(test_many_shapes),
 		cmocka_unit_test(test_bus_names_and_kinds),
 		cmocka_unit_test(test_conformance_layouts),
+		cmocka_unit_test(test_every_conformance_image),
 		cmocka_unit_test(test_invalid_fields),
 		cmocka_unit_test(test_edges_accepted),
 	};
