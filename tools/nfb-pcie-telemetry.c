@@ -440,6 +440,9 @@ static void install_handlers(void)
 	sa.sa_flags = (int)SA_RESETHAND;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* A closed stdout is a write error, so that --record still ends
+	 * its file properly. */
+	signal(SIGPIPE, SIG_IGN);
 }
 
 struct session {
@@ -491,11 +494,14 @@ static enum step one_report(struct session *s, FILE *out, char *msg, size_t msgl
 	return STEP_OK;
 }
 
+/* -EPIPE when the reader of stdout went away (`-w | head`). */
 static int print_whole(const char *buf, size_t len, char *msg, size_t msglen)
 {
 	if (fwrite(buf, 1, len, stdout) != len || fflush(stdout) != 0) {
-		snprintf(msg, msglen, "cannot write the report: %s", strerror(errno));
-		return -EIO;
+		int err = errno;
+
+		snprintf(msg, msglen, "cannot write the report: %s", strerror(err));
+		return err == EPIPE ? -EPIPE : -EIO;
 	}
 	return 0;
 }
@@ -535,8 +541,14 @@ static int run(struct session *s, char *msg, size_t msglen)
 			snprintf(msg, msglen, "out of memory");
 			st = STEP_FAILED;
 		}
-		if (st == STEP_OK && print_whole(buf, len, msg, msglen) < 0)
-			st = STEP_FAILED;
+		if (st == STEP_OK) {
+			int rc = print_whole(buf, len, msg, msglen);
+
+			if (rc == -EPIPE && a->watch)
+				st = STEP_STOPPED; /* nobody reads on: a clean end */
+			else if (rc < 0)
+				st = STEP_FAILED;
+		}
 		free(buf);
 		if (st == STEP_STOPPED) {
 			recorder_drop(&s->rec);
@@ -550,8 +562,14 @@ static int run(struct session *s, char *msg, size_t msglen)
 		if (!a->watch)
 			return 0;
 		/* Upstream prints an empty line after every report of -w. */
-		if (print_whole("\n", 1, msg, msglen) < 0)
+		switch (print_whole("\n", 1, msg, msglen)) {
+		case 0:
+			break;
+		case -EPIPE:
+			return 0;
+		default:
 			return EXIT_RUNTIME;
+		}
 	}
 }
 

@@ -104,6 +104,12 @@ for sig in INT TERM; do
 	rm -f "$work/rec.regs"
 done
 
+# the reader of stdout goes away (-w | head): a clean end, the recording kept
+"$tool" -d "mmap:$work/dev.bin" -t 0 -w --record "$work/pipe.regs" 2>"$work/err" | head -n 1 >/dev/null
+rc=${PIPESTATUS[0]}
+[ "$rc" -eq 0 ] && [ ! -s "$work/err" ] && ok || bad "-w | head: rc $rc, stderr $(cat "$work/err")"
+[ "$(grep -c '^@snapshot' "$work/pipe.regs" 2>/dev/null)" -ge 1 ] && ok || bad "-w | head: no recording"
+
 # SIGINT while a real device sleeps through the interval: prompt, clean,
 # no report, no recording (it would hold no whole report)
 start=$(date +%s.%N)
