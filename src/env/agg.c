@@ -35,7 +35,8 @@ int pte_mfb_init(struct pte_mfb *a, unsigned regions, unsigned items, uint64_t m
 	a->cap = (unsigned)max_slice + 2 * PTE_MAXPAT + 8;
 	a->run = calloc(a->cap, sizeof(*a->run));
 	a->pat = calloc(a->cap, sizeof(*a->pat));
-	if (!a->run || !a->pat) {
+	a->pc = calloc(PTE_PERIODS, sizeof(*a->pc));
+	if (!a->run || !a->pat || !a->pc) {
 		pte_mfb_fini(a);
 		return -ENOMEM;
 	}
@@ -47,6 +48,8 @@ void pte_mfb_fini(struct pte_mfb *a)
 	free(a->run);
 	free(a->pat);
 	free(a->carry);
+	free(a->pc);
+	a->pc = NULL;
 	a->run = NULL;
 	a->pat = NULL;
 	a->carry = NULL;
@@ -417,6 +420,39 @@ void pte_mfb_frame(struct pte_mfb *a, uint32_t items)
 		finish_word(a, 0);
 }
 
+
+/* A recorded period that starts from the current state. */
+static const struct pte_period *find_period(const struct pte_mfb *a, uint32_t items)
+{
+	for (unsigned i = 0; i < PTE_PERIODS; i++) {
+		const struct pte_period *c = &a->pc[i];
+		if (c->valid && c->items == items && c->cur_r == a->cur_r && c->cur_in == a->cur_in &&
+		    memcmp(&c->cur, &a->cur, sizeof(c->cur)) == 0)
+			return c;
+	}
+	return NULL;
+}
+
+/* Repeat a period as often as k frames and the slice allow; returns the
+ * frames placed.  The state afterwards is the state before. */
+static uint64_t repeat_period(struct pte_mfb *a, const struct pte_period *c, uint64_t k)
+{
+	if (a->placed >= a->S || a->nent + c->nrec > PTE_MAXPAT)
+		return 0;
+	uint64_t reps = k / c->P, room = (a->S - a->placed) / c->pw;
+	if (reps > room)
+		reps = room;
+	if (!reps)
+		return 0;
+	for (unsigned i = 0; i < c->nrec; i++)
+		table_add(a, &c->rec[i].p, c->rec[i].in, c->rec[i].out, c->rec[i].n * reps);
+	a->tstate = c->rec[c->nrec - 1].out;
+	a->placed += reps * c->pw;
+	a->t_frames += reps * c->P;
+	a->t_items += reps * c->P * c->items;
+	return reps * c->P;
+}
+
 void pte_mfb_frames(struct pte_mfb *a, uint32_t items, uint64_t k)
 {
 	unsigned R = a->R, N = a->N;
@@ -477,7 +513,8 @@ void pte_mfb_frames(struct pte_mfb *a, uint32_t items, uint64_t k)
 	/* Any other length: the start region of the frames repeats after
 	 * P = R / gcd(n mod R, R) frames, and so do their words.  Place frames
 	 * until the word under construction holds only frames of this length,
-	 * record one period, then repeat it as often as it fits in the slice. */
+	 * record one period, then repeat it as often as it fits in the slice.
+	 * A period seen before from the same state is not recorded again. */
 	if (k > 2 + 2 * (uint64_t)R) {
 		unsigned x = (unsigned)(n % R), y = R;
 		while (y) {
@@ -486,42 +523,43 @@ void pte_mfb_frames(struct pte_mfb *a, uint32_t items, uint64_t k)
 			y = t;
 		}
 		unsigned P = R / x;
-		/* until the word under construction holds only these frames */
-		uint64_t p0 = a->placed;
-		while (k && a->placed == p0) {
-			pte_mfb_frame(a, items);
-			k--;
-		}
-		if (k < P) {
-			while (k--)
+		const struct pte_period *hit = find_period(a, items);
+		if (!hit) {
+			/* until the word under construction holds only these frames */
+			uint64_t p0 = a->placed;
+			while (k && a->placed == p0) {
 				pte_mfb_frame(a, items);
-			return;
+				k--;
+			}
+			hit = find_period(a, items);
 		}
-		uint64_t before = a->placed;
-		a->recording = 1;
-		a->nrec = 0;
-		for (unsigned i = 0; i < P; i++)
-			pte_mfb_frame(a, items);
-		k -= P;
-		int ok = a->recording == 1 && a->placed <= a->S;
-		a->recording = 0;
-		uint64_t pw = a->placed - before;
-		if (ok && pw > 0 && a->nent + a->nrec <= PTE_MAXPAT) {
-			uint64_t reps = k / P, room = (a->S - a->placed) / pw;
-			if (reps > room)
-				reps = room;
-			if (reps) {
-				for (unsigned i = 0; i < a->nrec; i++)
-					table_add(a, &a->rec[i].p, a->rec[i].in, a->rec[i].out,
-						  a->rec[i].n * reps);
-				/* the table's end state is the period's end state */
-				a->tstate = a->rec[a->nrec - 1].out;
-				a->placed += reps * pw;
-				a->t_frames += reps * P;
-				a->t_items += reps * P * items;
-				k -= reps * P;
+		if (!hit && k >= P) {
+			struct pte_period *c = &a->pc[a->pc_next];
+			c->valid = 0;
+			c->items = items;
+			c->cur_r = a->cur_r;
+			c->cur_in = a->cur_in;
+			c->cur = a->cur;
+			uint64_t before = a->placed;
+			a->recording = 1;
+			a->nrec = 0;
+			for (unsigned i = 0; i < P; i++)
+				pte_mfb_frame(a, items);
+			k -= P;
+			int ok = a->recording == 1 && a->placed <= a->S && a->nrec > 0;
+			a->recording = 0;
+			if (ok && a->placed > before) {
+				c->valid = 1;
+				c->P = P;
+				c->pw = a->placed - before;
+				c->nrec = a->nrec;
+				memcpy(c->rec, a->rec, a->nrec * sizeof(a->rec[0]));
+				a->pc_next = (a->pc_next + 1) % PTE_PERIODS;
+				hit = c;
 			}
 		}
+		if (hit)
+			k -= repeat_period(a, hit, k);
 	}
 	while (k--)
 		pte_mfb_frame(a, items);

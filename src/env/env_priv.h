@@ -107,6 +107,19 @@ struct pte_run {
 
 #define PTE_MAXPAT 64
 
+/* The words of P frames of one length from one start state (the word under
+ * construction and the frame state before it): they come back unchanged. */
+#define PTE_PERIODS 8
+struct pte_period {
+	int valid;
+	uint32_t items;
+	unsigned cur_r, P, nrec;
+	uint8_t cur_in;
+	struct pte_pat cur;
+	uint64_t pw;
+	struct pte_patent rec[2 * PTM_MAX_REGIONS + 4];
+};
+
 /*
  * MFB word builder of one bus for one time slice.  The scheduler places
  * whole frames (packed: a frame starts in the region after the previous
@@ -139,6 +152,8 @@ struct pte_mfb {
 	struct pte_patent rec[2 * PTM_MAX_REGIONS + 4];
 	unsigned nrec;
 	int recording;
+	struct pte_period *pc; /* periods recorded before, by start state */
+	unsigned pc_next;
 	/* runs of the slice and the patterns they name */
 	struct pte_run *run;
 	struct pte_pat *pat;
