@@ -115,7 +115,8 @@ static unsigned parse_index(const char *s)
 	unsigned long v;
 
 	errno = 0;
-	if (*s < '0' || *s > '9')
+	/* what Python's int() takes, less the signs that make no index */
+	if ((*s < '0' || *s > '9') && !(*s == '+' && s[1] >= '0' && s[1] <= '9'))
 		die_usage("-i '%s': not a valid index (expected a non-negative integer)", s);
 	v = strtoul(s, &end, 10);
 	if (*end != '\0')

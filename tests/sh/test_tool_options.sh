@@ -48,6 +48,7 @@ same_as "$cases/basic_t1.out" --device="$img" --interval=0.25
 same_as "$cases/basic_t1.out" --dev "$img" --int 3 # abbreviations
 same_as "$cases/basic_t1.out" -d "$img" -t 0 -t 1e-3 # the last one wins
 same_as "$cases/basic_t1.out" -d "$img" -i 0 -t 1
+same_as "$cases/basic_t1.out" -d "$img" -i +0 -t 1
 same_as "$cases/basic_t1.out" -d "$img" -t1
 same_as "$cases/basic_t1.out" -d"$img" # default interval: 1 s
 "$tool" -d "$img" -t 0 >"$work/totals"
