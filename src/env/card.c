@@ -21,9 +21,6 @@
 #include <string.h>
 
 #include "env/env_priv.h"
-#ifdef PTE_STATS
-uint64_t pte_stat_runs[8];
-#endif
 
 #define MAX_RUNS_PER_ENT 8
 #define READS_PER_GROUP 32
@@ -828,14 +825,8 @@ static void push_progress(struct ep *e, uint64_t t)
 		lvl_set(&e->stl, t, st_free(e));
 }
 
-#ifdef PTE_STATS
-extern uint64_t pte_stat_runs[8];
-#endif
 static void rc_step(struct ep *e, int64_t T0, uint64_t S, int rq_active)
 {
-#ifdef PTE_STATS
-	pte_stat_runs[6]++;
-#endif
 	struct pte_truth *tr = &e->truth;
 	uint64_t trc = pte_mfb_used(&e->rc);
 	int64_t now = T0 + (int64_t)trc;
@@ -1086,9 +1077,6 @@ static void link_send(struct ep *e, int64_t now, uint32_t bytes, uint64_t k)
 
 static void rq_step(struct ep *e, int64_t T0, uint64_t S)
 {
-#ifdef PTE_STATS
-	pte_stat_runs[7]++;
-#endif
 	struct pte_truth *tr = &e->truth;
 	uint64_t trq = pte_mfb_used(&e->rq);
 	int64_t now = T0 + (int64_t)trq;
@@ -1526,29 +1514,9 @@ static void drive(struct pte_card *c, struct sig *g, unsigned ng, uint64_t S, in
 	}
 }
 
-#ifdef PTE_STATS
-uint64_t pte_stat_slices;
-#endif
 
 static void emit_pcie(struct pte_card *c, struct ep *e, uint64_t S)
 {
-#ifdef PTE_STATS
-	pte_stat_runs[0] += e->rq.nrun;
-	pte_stat_runs[1] += e->rc.nrun;
-	pte_stat_runs[2] += e->nbrA + e->nbrB;
-	pte_stat_runs[3] += e->tagl.nrun + e->stl.nrun;
-	pte_stat_runs[4] += e->port[0].up.nrun + e->port[0].upv.nrun;
-	pte_stat_runs[5] += e->port[0].down.nrun + e->port[0].downv.nrun;
-	pte_stat_slices++;
-	if (pte_stat_slices == 3000) {
-		for (unsigned i = 0; i < e->rc.nrun; i++) {
-			const struct pte_run *r = &e->rc.run[i];
-			const struct pte_pat *p = &e->rc.pat[r->idx];
-			fprintf(stderr, "run %u len %u kind %u sof %x eof %x pos %u %u\n", i, r->len,
-				r->kind, r->kind ? 0 : p->sof, r->kind ? 0 : p->eof, p->pos[0], p->pos[1]);
-		}
-	}
-#endif
 	struct sig g[6];
 	memset(g, 0, sizeof(g));
 	g[0] = (struct sig){ e->rq.run, NULL, e->rq.nrun, 0, 0, 0, &e->rq, &e->in.bus[0] };
