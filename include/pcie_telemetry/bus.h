@@ -105,6 +105,11 @@ void pt_bus_clear_stop(void);
 struct pt_bus *pt_bus_alloc(const struct pt_bus_ops *ops, const char *device);
 int pt_bus_fail(struct pt_bus *b, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* The clock of a real device: now() is CLOCK_MONOTONIC, wait() sleeps
+ * (nothing for a non-positive interval; a stop request ends it early
+ * with -EINTR). */
+int pt_bus_realtime_now(struct pt_bus *b, double *seconds);
+int pt_bus_realtime_wait(struct pt_bus *b, double seconds);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "pcie_telemetry/bus.h"
 
@@ -126,4 +127,36 @@ int pt_bus_stop_requested(void)
 void pt_bus_clear_stop(void)
 {
 	stop_flag = 0;
+}
+
+int pt_bus_realtime_now(struct pt_bus *b, double *seconds)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
+		return pt_bus_fail(b, -errno, "CLOCK_MONOTONIC: %s", strerror(errno));
+	*seconds = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return 0;
+}
+
+int pt_bus_realtime_wait(struct pt_bus *b, double seconds)
+{
+	struct timespec req, rem;
+
+	if (!(seconds > 0.0))
+		return 0;
+	if (seconds > 1e9) /* a sleep of 30 years is as good as forever */
+		seconds = 1e9;
+	req.tv_sec = (time_t)seconds;
+	req.tv_nsec = (long)((seconds - (double)req.tv_sec) * 1e9);
+	if (req.tv_nsec > 999999999L)
+		req.tv_nsec = 999999999L;
+	while (nanosleep(&req, &rem) < 0) {
+		if (errno != EINTR)
+			return pt_bus_fail(b, -errno, "nanosleep: %s", strerror(errno));
+		if (pt_bus_stop_requested())
+			return pt_bus_fail(b, -EINTR, "interrupted");
+		req = rem;
+	}
+	return 0;
 }

@@ -56,36 +56,6 @@ static int nfb_write32(struct pt_bus *b, uint32_t off, uint32_t val)
 	return 0;
 }
 
-static int nfb_now(struct pt_bus *b, double *seconds)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
-		return pt_bus_fail(b, -errno, "CLOCK_MONOTONIC: %s", strerror(errno));
-	*seconds = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-	return 0;
-}
-
-static int nfb_wait(struct pt_bus *b, double seconds)
-{
-	struct timespec req, rem;
-
-	if (seconds > 1e9)
-		seconds = 1e9;
-	req.tv_sec = (time_t)seconds;
-	req.tv_nsec = (long)((seconds - (double)req.tv_sec) * 1e9);
-	if (req.tv_nsec > 999999999L)
-		req.tv_nsec = 999999999L;
-	while (nanosleep(&req, &rem) < 0) {
-		if (errno != EINTR)
-			return pt_bus_fail(b, -errno, "nanosleep: %s", strerror(errno));
-		if (pt_bus_stop_requested())
-			return pt_bus_fail(b, -EINTR, "interrupted");
-		req = rem;
-	}
-	return 0;
-}
-
 static void nfb_close_bus(struct pt_bus *b)
 {
 	struct nfb_priv *p = b->priv;
@@ -105,8 +75,8 @@ static const struct pt_bus_ops nfb_ops = {
 	.read32 = nfb_read32,
 	.write32 = nfb_write32,
 	.read_block = nfb_read_block,
-	.now = nfb_now,
-	.wait = nfb_wait,
+	.now = pt_bus_realtime_now,
+	.wait = pt_bus_realtime_wait,
 	.close = nfb_close_bus,
 };
 

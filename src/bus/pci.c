@@ -75,38 +75,6 @@ static int mm_read_block(struct pt_bus *b, uint32_t off, uint32_t *buf, size_t n
 	return 0;
 }
 
-static int mm_now(struct pt_bus *b, double *seconds)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
-		return pt_bus_fail(b, -errno, "CLOCK_MONOTONIC: %s", strerror(errno));
-	*seconds = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-	return 0;
-}
-
-static int mm_wait(struct pt_bus *b, double seconds)
-{
-	struct timespec req, rem;
-
-	if (!(seconds > 0.0))
-		return 0;
-	if (seconds > 1e9)
-		seconds = 1e9;
-	req.tv_sec = (time_t)seconds;
-	req.tv_nsec = (long)((seconds - (double)req.tv_sec) * 1e9);
-	if (req.tv_nsec > 999999999L)
-		req.tv_nsec = 999999999L;
-	while (nanosleep(&req, &rem) < 0) {
-		if (errno != EINTR)
-			return pt_bus_fail(b, -errno, "nanosleep: %s", strerror(errno));
-		if (pt_bus_stop_requested())
-			return pt_bus_fail(b, -EINTR, "interrupted");
-		req = rem;
-	}
-	return 0;
-}
-
 static void mm_close(struct pt_bus *b)
 {
 	struct mm_priv *p = b->priv;
@@ -124,8 +92,8 @@ static const struct pt_bus_ops mm_ops = {
 	.read32 = mm_read32,
 	.write32 = mm_write32,
 	.read_block = mm_read_block,
-	.now = mm_now,
-	.wait = mm_wait,
+	.now = pt_bus_realtime_now,
+	.wait = pt_bus_realtime_wait,
 	.close = mm_close,
 };
 
