@@ -523,6 +523,44 @@ static void test_generics(void **state)
 	unlink(path);
 }
 
+/* Every BRAKE reason needs its cause: without it the counter stays 0. */
+static void test_reasons_need_cause(void **state)
+{
+	(void)state;
+	struct meas m;
+	char path[] = "/tmp/pt_env_rsnXXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	/* a released tag is readable at once: never "PCIe tag not ready" */
+	const char *t = "[card]\nbase = tags-starved\n[endpoint]\ntag_ready_delay = 0\n";
+	assert_true(write(fd, t, strlen(t)) == (ssize_t)strlen(t));
+	close(fd);
+	measure(path, &m);
+	check_truth(&m);
+	assert_int_equal(brake(&m, 0, 1), 0);
+	assert_true(share(brake(&m, 0, 0), pc(&m, 0, 0)) > 0.5);
+	done(&m);
+	unlink(path);
+	/* the same preset with the delay: the reason appears */
+	measure("tags-starved", &m);
+	assert_true(brake(&m, 0, 1) > 0);
+	/* nothing stops the DOWN stream, and header credits are not counted */
+	assert_int_equal(brake(&m, 0, 3) + brake(&m, 0, 4) + brake(&m, 0, 5), 0);
+	done(&m);
+	/* writes only: no read ever waits for a tag, room or a credit */
+	measure("rx-line-rate", &m);
+	for (unsigned k = 0; k < 6; k++)
+		assert_int_equal(brake(&m, 0, k), 0);
+	done(&m);
+	measure("idle", &m);
+	for (unsigned k = 0; k < 6; k++)
+		assert_int_equal(brake(&m, 0, k), 0);
+	/* an idle card has all its tags and all its storage FIFO words */
+	assert_int_equal(pte_card_mi_read(m.c, 0x80), (256u << 16) | 256u);
+	assert_int_equal(pte_card_mi_read(m.c, 0xC0), (1024u << 16) | 1024u);
+	done(&m);
+}
+
 static void test_deterministic(void **state)
 {
 	(void)state;
@@ -550,6 +588,7 @@ int main(void)
 		cmocka_unit_test(test_two_endpoints),
 		cmocka_unit_test(test_default),
 		cmocka_unit_test(test_generics),
+		cmocka_unit_test(test_reasons_need_cause),
 		cmocka_unit_test(test_deterministic),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
