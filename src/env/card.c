@@ -174,7 +174,7 @@ struct ep {
 	int rc_cur;                /* entity in progress on RC, -1 none */
 	double up_link_t, dn_link_t;
 	int up_hold;               /* Hard IP buffer drained to half? */
-	int gc_valid;              /* group_need() cache */
+	int gc_valid, gc_uni;      /* group_need() cache */
 	int ur_valid;              /* uniform_read() cache */
 	uint32_t ur_size, ur_stride, ur_w, ur_h;
 	unsigned ur_ntlp, ur_ncr;
@@ -1029,8 +1029,15 @@ static void group_need_calc(const struct ep *e, const struct req *r, uint32_t w0
 static void group_need(struct ep *e, const struct req *r, uint32_t w0, uint32_t h0, unsigned *gt,
 		       uint64_t *gw, uint64_t *gh)
 {
-	if (!(e->gc_valid && e->gc_addr == r->addr && e->gc_off == r->off &&
-	      e->gc_count == r->count && e->gc_size == r->size && e->gc_stride == r->stride)) {
+	/* aligned requests that never cross 4 KiB nor a completion boundary of
+	 * the host split the same way at every address; with more requests
+	 * left than a group takes, the answer depends on the offset alone */
+	int uni = 4096u % r->stride == 0 && r->addr % r->stride == 0 && r->size <= r->stride &&
+		  r->stride % e->hcpl == 0 && r->count > e->cfg->ptc_read_group;
+	if (!(e->gc_valid && e->gc_uni == uni && e->gc_off == r->off && e->gc_size == r->size &&
+	      e->gc_stride == r->stride &&
+	      (uni || (e->gc_addr == r->addr && e->gc_count == r->count)))) {
+		e->gc_uni = uni;
 		group_need_calc(e, r, w0, h0, &e->gc_t, &e->gc_w, &e->gc_h);
 		e->gc_valid = 1;
 		e->gc_addr = r->addr;
