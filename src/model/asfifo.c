@@ -144,12 +144,17 @@ int asfifo_rd_edge(struct ptm_asfifo *f, int arst, int rd, struct ptm_fifo_entry
 	/* Quiet: out of reset, the write pointer fully synchronised, nothing
 	 * stored and nothing in the output registers.  The data registers
 	 * would still load, but only data that is not valid. */
+	asfifo_rd_requiet(f);
+	return pop;
+}
+
+void asfifo_rd_requiet(struct ptm_asfifo *f)
+{
 	uint32_t g = f->wr_in_gray;
 	f->rd_quiet = (uint8_t)(!f->no_quiet && f->rd_rff == 0 && f->wsync[0] == g && f->wsync[1] == g &&
 				f->wsync[2] == g && f->wr_synced_reg == gray2bin(g) &&
 				f->rd_in_gray == bin2gray(f->rd_cnt) && f->rd_cnt == f->wr_synced_reg &&
 				!f->vld_reg && !f->vld_reg2);
-	return pop;
 }
 
 int asfifo_wr_settled(const struct ptm_asfifo *f, int arst)

@@ -93,6 +93,10 @@ static inline void asfifo_rd_idle_loads(struct ptm_asfifo *f, uint64_t k)
 		f->dout_reg2 = f->dout_reg;
 }
 
+/* Recompute rd_quiet from the read side's registers (after the caller
+ * stepped the read side itself, see ptm_probe_mi_drain_fifo). */
+void asfifo_rd_requiet(struct ptm_asfifo *f);
+
 /* RD_EMPTY = 0 now, and the word at the output. */
 static inline int asfifo_valid(const struct ptm_asfifo *f) { return f->vld_reg2; }
 static inline const struct ptm_fifo_entry *asfifo_head(const struct ptm_asfifo *f)

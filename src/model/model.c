@@ -9,6 +9,7 @@
  */
 #include "model/model_priv.h"
 #include "model/probe_priv.h"
+#include "model/asfifo.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -262,11 +263,139 @@ static int streams_idle(const struct ptm_model *m)
 	return 1;
 }
 
+/*
+ * Drain run: up to n idle MI edges (MI_RESET = 0) on a settled MI side
+ * (mi_settled) while the ACC adds deltas (IDLE/RD/ADD/WR).  No edge of
+ * another domain comes in between, so the write pointers stay where they
+ * are and each probe's MI edge only moves its FIFO's read side: that and
+ * the ACC are stepped here with the registers that matter, without the
+ * synchronisers, the register block or the status path (all settled; an
+ * idle edge leaves them as they are).  Exactly what ptm_mi_edge() would do
+ * edge by edge (test_model_props compares the two).  Stops early once the
+ * ACC is idle and every FIFO is empty with nothing in its output
+ * registers; returns the number of edges done (0 = not applicable).
+ */
+static uint64_t mi_drain(struct ptm_model *m, uint64_t n)
+{
+	struct ptm_acc *a = &m->acc;
+	if (a->state > PTM_ACC_WR || a->snap_req || a->clear_req)
+		return 0;
+	struct ptm_asfifo *f[PTM_MAX_STREAMS];
+	uint32_t avail[PTM_MAX_STREAMS], gray0[PTM_MAX_STREAMS];
+	uint64_t pops[PTM_MAX_STREAMS];
+	uint8_t moved[PTM_MAX_STREAMS];
+	const unsigned ns = m->nstreams;
+	for (unsigned s = 0; s < ns; s++) {
+		f[s] = ptm_probe_mi_drain_fifo(m->ep[s / 2].probe[s % 2], m->regs.flag_tgl);
+		if (!f[s])
+			return 0;
+		avail[s] = (f[s]->wr_synced_reg - f[s]->rd_cnt) & f[s]->ptr_mask;
+		gray0[s] = f[s]->rd_in_gray;
+		pops[s] = 0;
+		moved[s] = 0;
+	}
+	const unsigned amask = 2 * a->entries - 1;
+	uint64_t done = 0;
+	while (done < n) {
+		if (a->state == PTM_ACC_IDLE) {
+			unsigned any = 0;
+			for (unsigned s = 0; s < ns; s++)
+				any |= f[s]->vld_reg2 | f[s]->vld_reg | avail[s];
+			if (!any)
+				break;
+		}
+		/* What the streams present before the edge (the output
+		 * register last seen valid, see ptm_mi_edge). */
+		for (unsigned s = 0; s < ns; s++)
+			if (f[s]->vld_reg2) {
+				m->tx_last[s].index = f[s]->dout_reg2.index;
+				m->tx_last[s].delta = f[s]->dout_reg2.delta;
+			}
+		int rdsel = -1;
+		switch (a->state) {
+		case PTM_ACC_IDLE:
+		case PTM_ACC_WR:
+			if (a->state == PTM_ACC_WR)
+				a->mem[a->addr] = a->sum;
+			a->state = PTM_ACC_IDLE;
+			for (unsigned i = 1; i <= ns; i++) {
+				unsigned j = (a->sel + i) % ns;
+				if (f[j]->vld_reg2) {
+					a->sel = j;
+					a->state = PTM_ACC_RD;
+					break;
+				}
+			}
+			break;
+		case PTM_ACC_RD: {
+			unsigned s = a->sel;
+			unsigned addr = (a->stream_base[s] + m->tx_last[s].index) & amask;
+			a->pa_dout = a->mem[addr];
+			a->addr = addr;
+			a->data = m->tx_last[s].delta;
+			a->state = PTM_ACC_ADD;
+			rdsel = (int)s;
+			break;
+		}
+		default: /* PTM_ACC_ADD */
+			a->sum = (a->pa_dout + a->data) & a->cnt_mask;
+			a->state = PTM_ACC_WR;
+			break;
+		}
+		/* The read side of every FIFO (asfifo_rd_edge without reset,
+		 * with the write pointer synchronised). */
+		for (unsigned s = 0; s < ns; s++) {
+			struct ptm_asfifo *q = f[s];
+			const int rd = (int)s == rdsel;
+			if (rd && q->vld_reg2)
+				pops[s]++;
+			uint32_t rg = q->rd_cnt ^ (q->rd_cnt >> 1);
+			if (rg != q->rd_in_gray) {
+				q->rd_in_gray = rg;
+				moved[s] = 1;
+			}
+			if (rd || !q->vld_reg2) {
+				q->dout_reg2 = q->dout_reg;
+				q->vld_reg2 = q->vld_reg;
+				q->dout_reg = q->mem[q->rd_cnt_mem & q->mem_mask];
+				q->vld_reg = avail[s] != 0;
+				if (avail[s]) {
+					q->rd_cnt = (q->rd_cnt + 1) & q->ptr_mask;
+					q->rd_cnt_mem = (q->rd_cnt_mem + 1) & q->mem_mask;
+					avail[s]--;
+				}
+			}
+		}
+		done++;
+	}
+	for (unsigned s = 0; s < ns; s++) {
+		struct ptm_asfifo *q = f[s];
+		q->gone += pops[s];
+		ptm_probe_mi_drained(m->ep[s / 2].probe[s % 2], pops[s]);
+		if (moved[s] || q->rd_in_gray != gray0[s])
+			q->wr_quiet = 0;
+		asfifo_rd_requiet(q);
+	}
+	if (done) {
+		for (unsigned e = 0; e < m->nep; e++)
+			m->pcie_quiet[e] = 0;
+		m->mi_quiet += done;
+	}
+	return done;
+}
+
 void ptm_mi_idle_edges(ptm_model *m, int rst, uint64_t n)
 {
 	struct ptm_mi_in in = {.rst = (uint8_t)(rst != 0)};
 	while (n) {
 		if (mi_settled(m, in.rst)) {
+			if (!in.rst) {
+				uint64_t k = mi_drain(m, n);
+				if (k) {
+					n -= k;
+					continue;
+				}
+			}
 			if (m->acc.state == PTM_ACC_IDLE) {
 				if (streams_idle(m))
 					return; /* every further edge is a no-op */

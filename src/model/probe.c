@@ -1083,6 +1083,37 @@ static int mi_steady(const ptm_probe *p, int rd)
 	return f->rd_cnt == f->wr_synced_reg && !f->vld_reg && !f->vld_reg2;
 }
 
+/* The FIFO whose read side an MI edge (MI_RESET = 0, MI_FLAG_CLR =
+ * flag_clr) moves alone: no reset anywhere, the flag synchronisers and
+ * the write pointer's synchroniser settled (no CLK edge comes in between,
+ * see ptm_probe_mi_drained).  NULL when the edge does more. */
+struct ptm_asfifo *ptm_probe_mi_drain_fifo(ptm_probe *p, int flag_clr)
+{
+	struct ptm_asfifo *f = &p->fifo;
+	if (p->slow || f->no_quiet || p->mi_rst || p->rst_in || p->rsync ||
+	    p->flag_lvl != (flag_clr != 0) || f->rd_rff)
+		return NULL;
+	if (p->oq1 != p->ovf || p->oq2 != p->ovf || p->vq1 != p->overrun || p->vq2 != p->overrun)
+		return NULL;
+	uint32_t g = f->wr_in_gray;
+	if (f->wsync[0] != g || f->wsync[1] != g || f->wsync[2] != g)
+		return NULL;
+	uint32_t b = g;
+	b ^= b >> 16;
+	b ^= b >> 8;
+	b ^= b >> 4;
+	b ^= b >> 2;
+	b ^= b >> 1;
+	if (f->wr_synced_reg != b)
+		return NULL;
+	return f;
+}
+
+void ptm_probe_mi_drained(ptm_probe *p, uint64_t pops)
+{
+	p->st.popped += pops;
+}
+
 uint64_t ptm_probe_mi_clk_batch(ptm_probe *p, int mi_rst, int flag_clr, int rd, uint64_t n,
 				struct ptm_probe_mi_out *last)
 {

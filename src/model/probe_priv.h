@@ -31,6 +31,17 @@ uint64_t ptm_probe_clk_batch(ptm_probe *p, int rst, const struct ptm_bus_in *bus
 uint64_t ptm_probe_mi_clk_batch(ptm_probe *p, int mi_rst, int flag_clr, int rd, uint64_t n,
 				struct ptm_probe_mi_out *last);
 
+struct ptm_asfifo;
+/*
+ * For the component's drain run (ptm_mi_idle_edges): the probe's FIFO when
+ * an MI edge with MI_RESET = 0 and this MI_FLAG_CLR changes nothing of the
+ * probe but the FIFO's read side (pointer, output registers, read pointer
+ * register towards the write side), else NULL.  The caller steps that read
+ * side itself and reports the pops with ptm_probe_mi_drained().
+ */
+struct ptm_asfifo *ptm_probe_mi_drain_fifo(ptm_probe *p, int flag_clr);
+void ptm_probe_mi_drained(ptm_probe *p, uint64_t pops);
+
 /* Derived constants (firmware-behavior.md 1.1). */
 struct ptm_probe_info {
 	unsigned channels;     /* CHANNELS */

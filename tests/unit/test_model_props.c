@@ -23,6 +23,7 @@
 #include <cmocka.h>
 
 #include "model/model_priv.h"
+#include "model/probe_priv.h"
 #include "pcie_telemetry/model.h"
 
 /* ------------------------------------------------------------------ */
@@ -706,6 +707,125 @@ static void test_batch_equals_single(void **state)
 }
 
 /* ------------------------------------------------------------------ */
+/* Drain runs: idle MI batches while the ACC adds deltas               */
+
+/* What the MI side holds after a run of idle MI edges: the ACC's
+ * registers and memory, the FIFO output registers seen last and every
+ * probe's pop count (the FIFO read side shows in the later deltas). */
+static void compare_mi_side(ptm_model *a, ptm_model *b, const char *what, int step)
+{
+	const struct ptm_acc *x = &a->acc, *y = &b->acc;
+	if (x->state != y->state || x->sel != y->sel || x->addr != y->addr || x->data != y->data ||
+	    x->sum != y->sum || x->pa_dout != y->pa_dout)
+		fail_msg("%s, step %d: ACC single state %u sel %u addr %u sum %llu, batch state %u "
+			 "sel %u addr %u sum %llu",
+			 what, step, x->state, x->sel, x->addr, (unsigned long long)x->sum, y->state,
+			 y->sel, y->addr, (unsigned long long)y->sum);
+	assert_memory_equal(a->mem, b->mem, 2 * (size_t)a->d.entries * sizeof(uint64_t));
+	for (unsigned s = 0; s < a->nstreams; s++) {
+		assert_int_equal(a->tx_last[s].index, b->tx_last[s].index);
+		assert_true(a->tx_last[s].delta == b->tx_last[s].delta);
+		struct ptm_probe_mi_out oa, ob;
+		ptm_probe_tx(a->ep[s / 2].probe[s % 2], &oa);
+		ptm_probe_tx(b->ep[s / 2].probe[s % 2], &ob);
+		if (oa.vld != ob.vld || oa.index != ob.index || oa.delta != ob.delta)
+			fail_msg("%s, step %d: stream %u shows vld %u index %u single, vld %u "
+				 "index %u batch",
+				 what, step, s, oa.vld, oa.index, ob.vld, ob.index);
+	}
+}
+
+/*
+ * The drain run of ptm_mi_idle_edges() (the ACC adding the deltas of full
+ * FIFOs, the read sides stepped without the rest of the MI domain) against
+ * single ptm_mi_edge() calls: random generics, random traffic in random
+ * stretches of each CLK domain (often a whole drain period, so that the
+ * FIFOs hold whole sweeps), then MI runs of random length that end
+ * anywhere inside a delta (RD/ADD/WR) or between them.
+ */
+static void test_mi_drain_equals_single(void **state)
+{
+	(void)state;
+	rng_state = 4242;
+	for (int round = 0; round < 24; round++) {
+		struct ptm_generics g;
+		rand_generics(&g);
+		if (g.drain_period > 1024)
+			g.drain_period = 512;
+		char what[256];
+		describe(&g, what, sizeof(what));
+		ptm_model *a = NULL, *b = NULL;
+		char msg[256];
+		assert_int_equal(ptm_model_new(&g, &a, msg, sizeof(msg)), 0);
+		assert_int_equal(ptm_model_new(&g, &b, msg, sizeof(msg)), 0);
+		struct stim s;
+		memset(&s, 0, sizeof(s));
+		s.g = &g;
+		s.db = 2 * g.dma_ports;
+		struct ptm_mi_in mi = {.rst = 1};
+		for (unsigned e = 0; e < g.pcie_endpoints; e++) {
+			s.pin[e].rst = 1;
+			rand_pcie(&s, e, 0);
+		}
+		for (int i = 0; i < 8; i++) { /* every domain in reset */
+			for (unsigned e = 0; e < g.pcie_endpoints; e++) {
+				ptm_pcie_edge(a, e, &s.pin[e]);
+				ptm_pcie_edge(b, e, &s.pin[e]);
+			}
+			ptm_dma_edge(a, 1, s.dbus);
+			ptm_dma_edge(b, 1, s.dbus);
+			ptm_mi_edge(a, &mi, NULL);
+			ptm_mi_edge(b, &mi, NULL);
+		}
+		mi.rst = 0;
+		for (unsigned e = 0; e < g.pcie_endpoints; e++)
+			s.pin[e].rst = 0;
+		for (int step = 0; step < 300; step++) {
+			unsigned dom = rndn(3);
+			if (dom == 0) {
+				unsigned e = rndn(g.pcie_endpoints);
+				rand_pcie(&s, e, 60);
+				uint64_t n = rndn(2) ? g.drain_period : 1 + rndn(200);
+				for (uint64_t k = 0; k < n; k++) {
+					ptm_pcie_edge(a, e, &s.pin[e]);
+					ptm_pcie_edge(b, e, &s.pin[e]);
+				}
+			} else if (dom == 1) {
+				rand_dma(&s, 60);
+				uint64_t n = rndn(2) ? g.drain_period : 1 + rndn(200);
+				for (uint64_t k = 0; k < n; k++) {
+					ptm_dma_edge(a, 0, s.dbus);
+					ptm_dma_edge(b, 0, s.dbus);
+				}
+			} else {
+				/* a few MI runs in a row, of any length */
+				for (unsigned r = 1 + rndn(4); r; r--) {
+					uint64_t n = 1 + rndn(rndn(3) ? 40 : 600);
+					for (uint64_t k = 0; k < n; k++)
+						ptm_mi_edge(a, &mi, NULL);
+					ptm_mi_idle_edges(b, 0, n);
+					compare_mi_side(a, b, what, step);
+				}
+			}
+		}
+		ptm_mi_idle_edges(b, 0, 50000);
+		for (int k = 0; k < 50000; k++)
+			ptm_mi_edge(a, &mi, NULL);
+		compare_mi_side(a, b, what, -1);
+		for (unsigned s2 = 0; s2 < a->nstreams; s2++) {
+			struct ptm_probe_stats sa, sb;
+			ptm_probe_stats(a->ep[s2 / 2].probe[s2 % 2], &sa);
+			ptm_probe_stats(b->ep[s2 / 2].probe[s2 % 2], &sb);
+			assert_true(sa.popped == sb.popped);
+			assert_true(sa.dropped == sb.dropped);
+		}
+		compare_models(a, b, what);
+		ptm_model_free(a);
+		ptm_model_free(b);
+	}
+}
+
+/* ------------------------------------------------------------------ */
 /* Snapshot copy under traffic, counter wrap                            */
 
 static void clock_all(ptm_model *m, struct stim *s, uint64_t n, int busy)
@@ -787,6 +907,7 @@ int main(void)
 		cmocka_unit_test(test_counts_random_generics),
 		cmocka_unit_test(test_loss_slow_mi),
 		cmocka_unit_test(test_batch_equals_single),
+		cmocka_unit_test(test_mi_drain_equals_single),
 		cmocka_unit_test(test_snapshot_stable_and_wrap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
