@@ -7,7 +7,9 @@
  * downstream TLP rates with framing, LCRC and DLLP overhead) and the host
  * (read latency, completions split at its completion size).
  *
- * The card advances in time slices (at most a quarter of DRAIN_PERIOD).
+ * The card advances in time slices (at most half of DRAIN_PERIOD: the cost
+ * of the card is per slice and per run, so a longer slice is cheaper; a
+ * whole period makes the PTC's input buffer too coarse for rx-line-rate).
  * Inside a slice the PCIe side is scheduled frame by frame in PCIe cycles
  * (RQ and RC interleaved in time order, so that a tag released by a
  * completion is seen by the request that waited for it), the DMA side per
@@ -26,7 +28,7 @@
 #define READS_PER_GROUP 32
 #define PORT_QUEUE 256
 #ifndef PTE_SLICE_MAX
-#define PTE_SLICE_MAX 1024
+#define PTE_SLICE_MAX 2048
 #endif
 
 /* ---- random numbers (xoshiro256**) ------------------------------------- */
@@ -1906,7 +1908,7 @@ int pte_card_open(const char *spec, struct pte_card **out, char *msg, size_t msg
 	c->pcie_khz = (uint64_t)llround(c->sc.pcie_mhz * 1e3);
 	c->dma_khz = (uint64_t)llround(c->sc.dma_mhz * 1e3);
 	c->mi_khz = (uint64_t)llround(c->sc.mi_mhz * 1e3);
-	c->slice = c->sc.g.drain_period / 4;
+	c->slice = c->sc.g.drain_period / 2; /* see the top of this file */
 	if (c->slice > PTE_SLICE_MAX)
 		c->slice = PTE_SLICE_MAX;
 	if (c->slice < 16)
