@@ -144,20 +144,49 @@ static double parse_interval(const char *s)
 	return v;
 }
 
+static const struct option longopts[] = {
+	{ "device", required_argument, NULL, 'd' },
+	{ "index", required_argument, NULL, 'i' },
+	{ "interval", required_argument, NULL, 't' },
+	{ "watch", no_argument, NULL, 'w' },
+	{ "clear", no_argument, NULL, 'c' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "record", required_argument, NULL, OPT_RECORD },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* getopt_long reports an unknown, an ambiguous and a long option given a
+ * value it does not take alike ('?'); the user needs to know which. */
+static void __attribute__((noreturn)) bad_option(const char *arg, int opt)
+{
+	size_t len;
+	unsigned matches = 0;
+	const struct option *match = NULL;
+
+	if (strncmp(arg, "--", 2) != 0)
+		die_usage("unknown option -%c (see --help)", opt);
+	len = strcspn(arg + 2, "=");
+	for (const struct option *o = longopts; len > 0 && o->name; o++) {
+		if (strncmp(o->name, arg + 2, len) != 0)
+			continue;
+		match = o;
+		if (strlen(o->name) == len) { /* a whole name is never ambiguous */
+			matches = 1;
+			break;
+		}
+		matches++;
+	}
+	if (matches > 1)
+		die_usage("option '%.*s' is ambiguous (see --help)", (int)len + 2, arg);
+	if (matches == 1 && arg[2 + len] == '=' && match->has_arg == no_argument)
+		die_usage("option '--%s' takes no value ('%s')", match->name, arg);
+	die_usage("unknown option '%s' (see --help)", arg);
+}
+
 static void parse_args(int argc, char **argv, struct args *a)
 {
-	static const struct option longopts[] = {
-		{ "device", required_argument, NULL, 'd' },
-		{ "index", required_argument, NULL, 'i' },
-		{ "interval", required_argument, NULL, 't' },
-		{ "watch", no_argument, NULL, 'w' },
-		{ "clear", no_argument, NULL, 'c' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "record", required_argument, NULL, OPT_RECORD },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
 	int c;
 
 	memset(a, 0, sizeof(*a));
@@ -202,9 +231,7 @@ static void parse_args(int argc, char **argv, struct args *a)
 				die_usage("option '%s' needs a value", argv[optind - 1]);
 			die_usage("option -%c needs a value", optopt);
 		default:
-			if (optopt)
-				die_usage("unknown option -%c (see --help)", optopt);
-			die_usage("unknown option '%s' (see --help)", argv[optind - 1]);
+			bad_option(argv[optind - 1], optopt);
 		}
 	}
 	if (optind < argc)

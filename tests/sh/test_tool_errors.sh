@@ -86,6 +86,8 @@ expect 2 "-i '1.5'" -d "image:$cases/basic_t1.regs" -i 1.5
 expect 2 "-i '99999999999999999999'" -d "image:$cases/basic_t1.regs" -i 99999999999999999999
 expect 2 "unknown option '--foo'" -d "image:$cases/basic_t1.regs" --foo
 expect 2 "unknown option -x" -d "image:$cases/basic_t1.regs" -x
+expect 2 "option '--json' takes no value ('--json=1')" -d "image:$cases/basic_t1.regs" --json=1
+expect 2 "option '--in' is ambiguous" -d "image:$cases/basic_t1.regs" --in=1
 expect 2 "stray argument 'extra'" -d "image:$cases/basic_t1.regs" extra
 expect 2 "-d: empty device" -d ''
 expect 2 "--record $work/missing/rec.regs" -d "image:$cases/basic_t1.regs" --record "$work/missing/rec.regs"
