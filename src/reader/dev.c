@@ -47,7 +47,15 @@ int pt_dev_init(struct pt_dev *d, struct pt_bus *bus, char *msg, size_t msglen)
 				       PT_CFG_REGS - PT_REG_STATUS / 4);
 	if (rc < 0)
 		return bus_err(d, rc, msg, msglen);
-	return pt_layout_decode(cfg, &d->layout, msg, msglen);
+	rc = pt_layout_decode(cfg, &d->layout, msg, msglen);
+	if (rc < 0 && msg && msglen) {
+		/* With several cards the register alone does not say which one. */
+		char what[PT_BUS_MSG_LEN];
+
+		snprintf(what, sizeof(what), "%s", msg);
+		snprintf(msg, msglen, "%s: %s", bus->device, what);
+	}
+	return rc;
 }
 
 int pt_dev_command(struct pt_dev *d, uint32_t cmd, char *msg, size_t msglen)

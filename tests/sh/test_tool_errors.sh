@@ -136,7 +136,7 @@ else
 fi
 
 # --- wrong component, inconsistent layout (exit 1)
-expect 1 "MAGIC = 0x12345678: not a PCIe telemetry component" -d "image:$cases/err_bad_magic.regs" -t 0
+expect 1 "image:$cases/err_bad_magic.regs: MAGIC = 0x12345678: not a PCIe telemetry component" -d "image:$cases/err_bad_magic.regs" -t 0
 expect 1 "VERSION = 0x00010000: major version 1" -d "image:$cases/err_bad_major.regs" -t 1
 patch entries 0x000C 0x30300020
 expect 1 "CFG_LAYOUT = 0x30300020: 32 counters cannot hold 1 endpoint x 48 channels" -d "image:$work/entries.regs"

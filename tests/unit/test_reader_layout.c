@@ -212,8 +212,12 @@ static void test_conformance_layouts(void **state)
 			fail_msg("%s", msg);
 		rc = pt_dev_init(&d, b, msg, sizeof(msg));
 		if (cases[i].err) {
+			char want[1200];
+
+			/* the device first, then the register and its value */
+			snprintf(want, sizeof(want), "image:%s: %s", path, cases[i].err);
 			assert_true(rc < 0);
-			if (strncmp(msg, cases[i].err, strlen(cases[i].err)) != 0)
+			if (strncmp(msg, want, strlen(want)) != 0)
 				fail_msg("%s: '%s'", cases[i].name, msg);
 		} else {
 			if (rc != 0)
