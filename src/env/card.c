@@ -143,7 +143,7 @@ struct port {
 	struct pte_mfb up, down;
 	struct pte_mvb upv, downv;
 	struct fq afifo;           /* completions towards the port */
-	uint64_t af_words, af_hdrs;
+	uint64_t af_words, af_hdrs, af_regions; /* in the FIFOs towards the port */
 	double ready_carry, hdr_carry;
 };
 
@@ -166,7 +166,8 @@ struct ep {
 	struct evq rel, rdy;
 	uint64_t stored, reserved;
 	uint64_t push_budget, push_done, push_d_next; /* bytes towards the DMA, this slice */
-	int push_held;
+	int push_held;             /* BRAKE bits 4/5 holding the DOWN stream, 0 none */
+	uint64_t down_both;        /* cycles of this slice with both of them */
 	uint64_t held_from;
 	uint64_t slice_len;
 	unsigned cplh_used;
@@ -696,6 +697,7 @@ static void down_slice(struct ep *e, struct port *pt, uint64_t d)
 		pte_mvb_items(&pt->downv, k);
 		uint64_t w = cdiv32(f->bytes, e->dn_word);
 		pt->af_words -= k * w;
+		pt->af_regions -= k * regions;
 		pt->af_hdrs -= k;
 		tr->down[pidx].frames += k;
 		tr->down[pidx].items += k * items;
@@ -773,15 +775,22 @@ static uint32_t st_free(const struct ep *e)
  * Stored completions go to the asynchronous FIFOs of their ports, at most
  * one RC-wide word per PCIe cycle.
  * The FIFOs hold down_fifo_words/headers plus what the DMA side takes in
- * the next slice.  When the FIFO of the port of the next completion has no
- * room, the PTC holds the stream: BRAKE 4 when the data FIFO is full, 5
- * when the header FIFO is, from then to the end of the slice.
+ * the next slice.  The DMA takes a completion's header with its data (see
+ * down_slice), so what leaves either FIFO is bounded by both readiness
+ * shares: the frames the data side lets through (at the mean regions per
+ * frame of what the FIFO holds) and the headers the header side takes.
+ * A slow data side thus fills the header FIFO as well, a slow header side
+ * the data FIFO only when its frames are long enough.
+ * When the FIFO of the port of the next completion has no room, the PTC
+ * holds the stream from then to the end of the slice: BRAKE 4 when the
+ * data FIFO is full (the MFB before the split is held), BRAKE 5 when the
+ * header FIFO is (the MVB), both when both are.
  */
 static void push_progress(struct ep *e, uint64_t t)
 {
 	if (t > e->slice_len)
 		t = e->slice_len;
-	if (!e->st.n || e->push_held >= 0)
+	if (!e->st.n || e->push_held)
 		return;
 	uint64_t allowed = e->push_budget * t / e->slice_len;
 	int moved = 0;
@@ -790,11 +799,20 @@ static void push_progress(struct ep *e, uint64_t t)
 		struct port *pt = &e->port[f->port];
 		double rho = e->cfg->port[f->port].down_ready;
 		double rhoh = e->cfg->port[f->port].down_hdr_ready;
-		uint64_t drain = (uint64_t)((double)e->push_d_next * rho);
-		uint64_t drainh = (uint64_t)((double)e->push_d_next * rhoh);
-		uint64_t capw = e->cfg->down_fifo_words + drain;
-		uint64_t caph = e->cfg->down_fifo_headers + drainh * e->R_dn;
 		uint64_t w = cdiv32(f->bytes, e->dn_word);
+		uint64_t reg = (items_of(e, f->bytes) + e->N_dn - 1) / e->N_dn;
+		/* frames the next slice takes: by data (regions) and by headers */
+		double fr_reg = pt->af_hdrs ? (double)pt->af_regions / (double)pt->af_hdrs : (double)reg;
+		double fr_w = pt->af_hdrs ? (double)pt->af_words / (double)pt->af_hdrs : (double)w;
+		double frames = (double)e->push_d_next * rho * e->R_dn / fr_reg;
+		double frames_h = (double)e->push_d_next * rhoh * e->R_dn;
+		if (frames_h < frames)
+			frames = frames_h;
+		uint64_t drain = (uint64_t)((double)e->push_d_next * rho);
+		if ((double)drain > frames * fr_w)
+			drain = (uint64_t)(frames * fr_w);
+		uint64_t capw = e->cfg->down_fifo_words + drain;
+		uint64_t caph = e->cfg->down_fifo_headers + (uint64_t)frames;
 		uint64_t roomw = capw > pt->af_words ? capw - pt->af_words : 0;
 		uint64_t roomh = caph > pt->af_hdrs ? caph - pt->af_hdrs : 0;
 		uint64_t k = f->count;
@@ -806,12 +824,13 @@ static void push_progress(struct ep *e, uint64_t t)
 		if (k > kb)
 			k = kb;
 		if (k == 0) {
-			e->push_held = roomw < w ? 4 : 5;
+			e->push_held = (roomw < w ? 1 << 4 : 0) | (roomh == 0 ? 1 << 5 : 0);
 			e->held_from = t;
 			break;
 		}
 		fq_push(&pt->afifo, f->port, f->bytes, k);
 		pt->af_words += k * w;
+		pt->af_regions += k * reg;
 		pt->af_hdrs += k;
 		uint64_t sw = k * cdiv32(f->bytes, e->rc_word);
 		e->stored -= sw < e->stored ? sw : e->stored;
@@ -1199,7 +1218,7 @@ static void rq_step(struct ep *e, int64_t T0, uint64_t S)
 					until = (uint64_t)(e->rel.q[e->rel.head].t - T0);
 			} else if (reason == 1 && e->rdy.n) {
 				until = (uint64_t)(e->rdy.q[e->rdy.head].t - T0);
-			} else if (reason == 2 && e->push_held < 0) {
+			} else if (reason == 2 && !e->push_held) {
 				/* completions come in and leave towards the DMA */
 				until = trc < S ? trc : S;
 			}
@@ -1386,10 +1405,35 @@ static void brake_group(struct ep *e, unsigned from, unsigned to, struct pte_vru
 		}
 }
 
+/* BRAKE bits 4 and 5 are independent signals (the MFB and the MVB before
+ * the split): runs of neither, bit 4 alone, bit 5 alone and both. */
+static void brake_down(struct ep *e, uint64_t S)
+{
+	uint64_t both = e->down_both, b4 = e->brake[4], b5 = e->brake[5];
+	if (b4 > S)
+		b4 = S;
+	if (b5 > S)
+		b5 = S;
+	if (both > b4)
+		both = b4;
+	if (both > b5)
+		both = b5;
+	uint64_t only4 = b4 - both, only5 = b5 - both;
+	uint64_t none = S - both - only4 - only5;
+	const uint64_t len[4] = { none, only4, only5, both };
+	const uint32_t val[4] = { 0, 1u << 4, 1u << 5, 1u << 4 | 1u << 5 };
+	e->nbrB = 0;
+	for (unsigned i = 0; i < 4; i++)
+		if (len[i])
+			e->brB[e->nbrB++] = (struct pte_vrun){ (uint32_t)len[i], val[i] };
+	e->truth.brake[4] += b4;
+	e->truth.brake[5] += b5;
+}
+
 static void brake_runs(struct ep *e, uint64_t S)
 {
 	brake_group(e, 0, 4, e->brA, &e->nbrA, S);
-	brake_group(e, 4, 6, e->brB, &e->nbrB, S);
+	brake_down(e, S);
 }
 
 static void pcie_slice(struct pte_card *c, struct ep *e, uint64_t S, uint64_t d_next)
@@ -1398,10 +1442,11 @@ static void pcie_slice(struct pte_card *c, struct ep *e, uint64_t S, uint64_t d_
 	struct pte_truth *tr = &e->truth;
 
 	memset(e->brake, 0, sizeof(e->brake));
+	e->down_both = 0;
 	e->push_budget = S * e->rc_word;
 	e->push_done = 0;
 	e->push_d_next = d_next;
-	e->push_held = -1;
+	e->push_held = 0;
 	e->slice_len = S;
 	pte_mfb_begin(&e->rq, S);
 	pte_mfb_begin(&e->rc, S);
@@ -1422,8 +1467,13 @@ static void pcie_slice(struct pte_card *c, struct ep *e, uint64_t S, uint64_t d_
 		apply_releases(e, T0 + (int64_t)S - 1, T0);
 	}
 	push_progress(e, S);
-	if (e->push_held >= 0 && e->held_from < S)
-		e->brake[e->push_held] += S - e->held_from;
+	if (e->push_held && e->held_from < S) {
+		for (unsigned b = 4; b < 6; b++)
+			if (e->push_held & (1 << b))
+				e->brake[b] += S - e->held_from;
+		if (e->push_held == (1 << 4 | 1 << 5))
+			e->down_both = S - e->held_from;
+	}
 	uint64_t w0 = e->rq.t_words, w1 = e->rc.t_words;
 	pte_mfb_end(&e->rq);
 	pte_mfb_end(&e->rc);

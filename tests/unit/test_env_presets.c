@@ -429,7 +429,69 @@ static void test_slow_dma(void **state)
 	assert_true(share(dbus(&m, 0, 1, STALL), dcyc) > 0.5);
 	assert_true(share(brake(&m, 0, 4) + brake(&m, 0, 5), cyc) > 0.2); /* DOWN stream */
 	assert_true(share(brake(&m, 0, 2), cyc) > 0.2); /* and so no room for completions */
+	/*
+	 * Both DOWN reasons against the DOWN stalls.  The PTC pushes into the
+	 * port's FIFOs only what the DMA takes out (the FIFOs are full), one
+	 * RC word per PCIe cycle, so it is held (bit 4, bit 5 or both) in the
+	 * other PCIe cycles: 1 - DOWN words x DOWN word / RC word / PCIe
+	 * cycles.  The sum of the two reasons is at least their union; the
+	 * two rarely coincide (the FIFO that fills first holds the stream).
+	 * Tolerance 0.8 to 1.1 of that: the storage FIFO runs empty now and
+	 * then, and a hold lasts to the end of a slice.
+	 */
+	double dn_word = m.g->dma_down_mfb_regions * (double)m.g->dma_down_mfb_region_bytes;
+	double rc_word = m.g->pcie_rc_mfb_regions * (double)m.g->pcie_rc_mfb_region_bytes;
+	double held = 1.0 - share(dbus(&m, 0, 1, WORDS), cyc) * dn_word / rc_word;
+	double b4 = share(brake(&m, 0, 4), cyc), b5 = share(brake(&m, 0, 5), cyc);
+	expect_near(b4 + b5, held, 0.8, 1.1, "DOWN reasons (bit 4 + bit 5) against the hold share");
+	assert_true(b4 < held * 1.1 && b5 < held * 1.1);
+	/* The DMA holds the DOWN MVB in most of its cycles (headers go with
+	 * their data): the header FIFO fills and the MVB before the split is
+	 * held for at least half of that share.  1500-byte reads fill the data
+	 * FIFO first now and then: "MFB stalled towards DMA" shows too. */
+	double mvb_stall = share(dbus(&m, 0, 1, MVBSTALL), dcyc);
+	assert_true(mvb_stall > 0.8);
+	if (b5 < 0.5 * mvb_stall)
+		fail_msg("MVB stalled towards DMA %.3f, DOWN MVB stall %.3f", b5, mvb_stall);
+	assert_true(b4 > 0.02);
 	done(&m);
+}
+
+/* Each DOWN reason needs its own full FIFO: headers that the DMA takes
+ * slowly (small reads, 20 % header readiness) fill only the header FIFO;
+ * data that it takes slowly with a header FIFO twice as deep as the data
+ * needs fill only the data FIFO. */
+static void test_down_reasons_apart(void **state)
+{
+	(void)state;
+	static const char *texts[] = {
+		"[card]\nbase = tx-64B\n[dma]\nread_size = 32\ndown_hdr_ready_pct = 20\n",
+		"[card]\nbase = slow-dma-consumer\n[dma]\nread_size = 4096\n"
+		"[endpoint]\ndown_fifo_headers = 64\n",
+	};
+	static const unsigned on[] = { 5, 4 }, off[] = { 4, 5 };
+	char path[] = "/tmp/pt_env_downXXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		FILE *f = fopen(path, "w");
+		assert_non_null(f);
+		fputs(texts[i], f);
+		fclose(f);
+		struct meas m;
+		measure(path, &m);
+		check_truth(&m);
+		uint64_t cyc = pc(&m, 0, 0);
+		if (share(brake(&m, 0, on[i]), cyc) < 0.5)
+			fail_msg("%s: BRAKE %u only %.3f", texts[i], on[i],
+				 share(brake(&m, 0, on[i]), cyc));
+		if (brake(&m, 0, off[i]) != 0)
+			fail_msg("%s: BRAKE %u %.3f without its cause", texts[i], off[i],
+				 share(brake(&m, 0, off[i]), cyc));
+		done(&m);
+	}
+	unlink(path);
 }
 
 static void test_link_down(void **state)
@@ -584,6 +646,7 @@ int main(void)
 		cmocka_unit_test(test_tags_starved),
 		cmocka_unit_test(test_completion_space),
 		cmocka_unit_test(test_slow_dma),
+		cmocka_unit_test(test_down_reasons_apart),
 		cmocka_unit_test(test_link_down),
 		cmocka_unit_test(test_two_endpoints),
 		cmocka_unit_test(test_default),
