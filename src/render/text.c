@@ -194,23 +194,50 @@ struct reason_cell {
 	uint64_t value;
 };
 
-static int write_reasons(const struct ctx *c, unsigned ep)
+/* One column of the reasons block: the UP or the DOWN stream. */
+struct reason_column {
+	struct reason_cell *cell;
+	unsigned n;
+	size_t label_width; /* longest label + 1 */
+};
+
+/* "label   12.34 %": the label padded to its column, then pct() unstripped. */
+static void add_reason_cell(struct pt_sbuf *line, const struct reason_column *col, unsigned i,
+			    uint64_t pcie_cycles)
+{
+	char p[32];
+	size_t start = line->len;
+
+	pt_sbuf_add(line, col->cell[i].label);
+	pt_sbuf_pad(line, start + col->label_width);
+	pt_render_pct(p, sizeof p, col->cell[i].value, pcie_cycles);
+	pt_sbuf_add(line, p);
+	pt_sbuf_add(line, " %");
+}
+
+/* Longest label + 1 (1 for an empty column, whose width is then unused). */
+static size_t label_width(const struct reason_column *col)
+{
+	size_t w = 0;
+
+	for (unsigned i = 0; i < col->n; i++)
+		if (strlen(col->cell[i].label) > w)
+			w = strlen(col->cell[i].label);
+	return w + 1;
+}
+
+/* Split the driven reasons into the two streams, named as upstream names
+ * them, and add the RQ stall as "PCIe endpoint not ready" to UP. */
+static void sort_reasons(const struct ctx *c, unsigned ep, struct reason_column *up,
+			 struct reason_column *down)
 {
 	const struct pt_layout *l = c->l;
-	uint64_t pcie_cycles = cnt(c, pt_idx_pcie_cycles(l, ep));
-	unsigned n = l->driven_brakes;
-	/* every driven reason plus "PCIe endpoint not ready" */
-	struct reason_cell *up = calloc(n + 1, sizeof *up);
-	struct reason_cell *down = calloc(n + 1, sizeof *down);
-	if (!up || !down) {
-		free(up);
-		free(down);
-		return -ENOMEM;
-	}
-	unsigned nup = 0, ndown = 0;
-	for (unsigned k = 0; k < n; k++) {
+
+	for (unsigned k = 0; k < l->driven_brakes; k++) {
 		bool is_down = k < NAMED_REASONS && named_reasons[k].down;
-		struct reason_cell *cell = is_down ? &down[ndown++] : &up[nup++];
+		struct reason_column *col = is_down ? down : up;
+		struct reason_cell *cell = &col->cell[col->n++];
+
 		if (k < NAMED_REASONS) {
 			cell->label = named_reasons[k].label;
 		} else {
@@ -219,66 +246,57 @@ static int write_reasons(const struct ctx *c, unsigned ep)
 		}
 		cell->value = cnt(c, pt_idx_brake(l, ep, k));
 	}
-	up[nup].label = "PCIe endpoint not ready";
-	up[nup].value = cnt(c, pt_idx_bus(l, ep, 0, PT_F_BACKPRESSURE));
-	nup++;
+	up->cell[up->n].label = "PCIe endpoint not ready";
+	up->cell[up->n].value = cnt(c, pt_idx_bus(l, ep, 0, PT_F_BACKPRESSURE));
+	up->n++;
+	up->label_width = label_width(up);
+	down->label_width = label_width(down);
+}
 
-	size_t up_label = 0, down_label = 0;
-	for (unsigned i = 0; i < nup; i++)
-		if (strlen(up[i].label) > up_label)
-			up_label = strlen(up[i].label);
-	for (unsigned i = 0; i < ndown; i++)
-		if (strlen(down[i].label) > down_label)
-			down_label = strlen(down[i].label);
-	up_label += 1;
-	down_label += 1; /* 1 when there is no DOWN entry; then unused */
-	size_t up_width = up_label + 8;
-
+static int write_reasons(const struct ctx *c, unsigned ep)
+{
+	uint64_t pcie_cycles = cnt(c, pt_idx_pcie_cycles(c->l, ep));
+	/* every driven reason plus "PCIe endpoint not ready" fits either */
+	struct reason_column up = { calloc(c->l->driven_brakes + 1, sizeof *up.cell), 0, 0 };
+	struct reason_column down = { calloc(c->l->driven_brakes + 1, sizeof *down.cell), 0, 0 };
 	struct pt_sbuf line;
+	size_t up_width, start;
+	int rc = -ENOMEM;
+
 	pt_sbuf_init(&line);
+	if (!up.cell || !down.cell)
+		goto out;
+	sort_reasons(c, ep, &up, &down);
+	up_width = up.label_width + 8;
 	pt_sbuf_add(&line, "\n  Why the PCIe transfer stopped (share of PCIe clock cycles)\n");
-	size_t start = line.len;
+	start = line.len;
 	pt_sbuf_add(&line, "    UP stream");
 	pt_sbuf_pad(&line, start + 4 + up_width);
-	if (ndown)
+	if (down.n)
 		pt_sbuf_add(&line, "    DOWN stream");
 	pt_sbuf_rstrip(&line);
 	pt_sbuf_add(&line, "\n");
-	unsigned rows = nup > ndown ? nup : ndown;
-	for (unsigned i = 0; i < rows; i++) {
-		char p[32];
+	for (unsigned i = 0; i < up.n || i < down.n; i++) {
 		start = line.len;
 		pt_sbuf_add(&line, "    ");
-		if (i < nup) {
-			size_t s = line.len;
-			pt_sbuf_add(&line, up[i].label);
-			pt_sbuf_pad(&line, s + up_label);
-			pt_render_pct(p, sizeof p, up[i].value, pcie_cycles);
-			pt_sbuf_add(&line, p);
-			pt_sbuf_add(&line, " %");
-		}
+		if (i < up.n)
+			add_reason_cell(&line, &up, i, pcie_cycles);
 		pt_sbuf_pad(&line, start + 4 + up_width);
 		pt_sbuf_add(&line, "    ");
-		if (i < ndown) {
-			size_t s = line.len;
-			pt_sbuf_add(&line, down[i].label);
-			pt_sbuf_pad(&line, s + down_label);
-			pt_render_pct(p, sizeof p, down[i].value, pcie_cycles);
-			pt_sbuf_add(&line, p);
-			pt_sbuf_add(&line, " %");
-		}
+		if (i < down.n)
+			add_reason_cell(&line, &down, i, pcie_cycles);
 		pt_sbuf_rstrip(&line);
 		pt_sbuf_add(&line, "\n");
 	}
-	free(up);
-	free(down);
-	if (line.failed) {
-		pt_sbuf_free(&line);
-		return -ENOMEM;
+	if (!line.failed) {
+		fwrite(line.p, 1, line.len, c->out);
+		rc = pt_render_stream_status(c->out);
 	}
-	fwrite(line.p, 1, line.len, c->out);
+out:
+	free(up.cell);
+	free(down.cell);
 	pt_sbuf_free(&line);
-	return pt_render_stream_status(c->out);
+	return rc;
 }
 
 static int write_hists(const struct ctx *c, unsigned ep)
