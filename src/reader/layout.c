@@ -38,21 +38,15 @@ static unsigned field(uint32_t v, unsigned shift, unsigned bits)
 	return (unsigned)((v >> shift) & ((1u << bits) - 1u));
 }
 
-int pt_layout_decode(const uint32_t cfg[PT_CFG_REGS], struct pt_layout *l, char *msg,
-		     size_t msglen)
+static uint32_t reg(const uint32_t cfg[PT_CFG_REGS], enum pt_reg r)
 {
-	const uint32_t magic = cfg[PT_REG_MAGIC / 4], version = cfg[PT_REG_VERSION / 4];
-	const uint32_t topo = cfg[PT_REG_CFG_TOPOLOGY / 4], lay = cfg[PT_REG_CFG_LAYOUT / 4];
-	const uint32_t pcie = cfg[PT_REG_CFG_PCIE / 4], dma = cfg[PT_REG_CFG_DMA / 4];
-	const uint32_t drain = cfg[PT_REG_CFG_DRAIN / 4], base = cfg[PT_REG_CNT_BASE / 4];
-	const uint32_t regions = cfg[PT_REG_CFG_REGIONS / 4], width = cfg[PT_REG_CFG_WIDTH / 4];
-	const uint32_t hist = cfg[PT_REG_CFG_HIST / 4], cap = cfg[PT_REG_CFG_CAPACITY / 4];
-	const uint32_t wdma = cfg[PT_REG_CFG_WIDTH_DMA / 4];
-	static const char *const kind_name[4] = { "RQ", "RC", "UP", "DOWN" };
-	unsigned need;
+	return cfg[r / 4];
+}
 
-	memset(l, 0, sizeof(*l));
-	memcpy(l->cfg, cfg, sizeof(l->cfg));
+static int check_identity(const uint32_t cfg[PT_CFG_REGS], struct pt_layout *l, char *msg,
+			  size_t msglen)
+{
+	const uint32_t magic = reg(cfg, PT_REG_MAGIC), version = reg(cfg, PT_REG_VERSION);
 
 	if (magic != PT_MAGIC)
 		return bad(msg, msglen, "MAGIC", magic,
@@ -64,6 +58,13 @@ int pt_layout_decode(const uint32_t cfg[PT_CFG_REGS], struct pt_layout *l, char 
 			   "major version %u is not supported, the register map of major %u is "
 			   "needed",
 			   l->version_major, PT_VERSION_MAJOR);
+	return 0;
+}
+
+static int decode_topology(const uint32_t cfg[PT_CFG_REGS], struct pt_layout *l, char *msg,
+			   size_t msglen)
+{
+	const uint32_t topo = reg(cfg, PT_REG_CFG_TOPOLOGY), lay = reg(cfg, PT_REG_CFG_LAYOUT);
 
 	l->endpoints = field(topo, 0, 8);
 	l->dma_ports = field(topo, 8, 8);
@@ -72,13 +73,34 @@ int pt_layout_decode(const uint32_t cfg[PT_CFG_REGS], struct pt_layout *l, char 
 		return bad(msg, msglen, "CFG_TOPOLOGY", topo,
 			   "%u PCIe endpoints (1 to %u are possible)", l->endpoints,
 			   PT_MAX_ENDPOINTS);
-
 	l->entries = field(lay, 0, 16);
 	l->cnt_width = field(lay, 16, 8);
 	l->ep_channels = field(lay, 24, 8);
 	if (l->cnt_width < 33 || l->cnt_width > 64)
 		return bad(msg, msglen, "CFG_LAYOUT", lay,
 			   "counter width %u bits is outside the range 33 to 64", l->cnt_width);
+	return 0;
+}
+
+/* The channel numbering of PCIE_TELEMETRY_PROBE: the cycle counter, then
+ * 6 + regions counters per bus, then the BRAKE signals. */
+static int check_channels(const char *name, uint32_t val, unsigned channels, unsigned buses,
+			  unsigned regions, unsigned brakes, char *msg, size_t msglen)
+{
+	unsigned need = 1 + buses * (6 + regions) + brakes;
+
+	if (channels == need)
+		return 0;
+	return bad(msg, msglen, name, val,
+		   "%u channels, but 1 + %u buses x (6 + %u regions) + %u BRAKE signals make %u",
+		   channels, buses, regions, brakes, need);
+}
+
+static int decode_probes(const uint32_t cfg[PT_CFG_REGS], struct pt_layout *l, char *msg,
+			 size_t msglen)
+{
+	const uint32_t pcie = reg(cfg, PT_REG_CFG_PCIE), dma = reg(cfg, PT_REG_CFG_DMA);
+	int rc;
 
 	l->pcie_channels = field(pcie, 0, 8);
 	l->pcie_buses = field(pcie, 8, 8);
@@ -88,12 +110,10 @@ int pt_layout_decode(const uint32_t cfg[PT_CFG_REGS], struct pt_layout *l, char 
 		return bad(msg, msglen, "CFG_PCIE", pcie,
 			   "%u buses, but the PCIe clock probe observes 2 (RQ and RC)",
 			   l->pcie_buses);
-	need = 1 + l->pcie_buses * (6 + l->pcie_regions) + l->pcie_brakes;
-	if (l->pcie_channels != need)
-		return bad(msg, msglen, "CFG_PCIE", pcie,
-			   "%u channels, but 1 + %u buses x (6 + %u regions) + %u BRAKE signals "
-			   "make %u",
-			   l->pcie_channels, l->pcie_buses, l->pcie_regions, l->pcie_brakes, need);
+	rc = check_channels("CFG_PCIE", pcie, l->pcie_channels, l->pcie_buses, l->pcie_regions,
+			    l->pcie_brakes, msg, msglen);
+	if (rc < 0)
+		return rc;
 
 	l->dma_channels = field(dma, 0, 8);
 	l->dma_buses = field(dma, 8, 8);
@@ -102,14 +122,18 @@ int pt_layout_decode(const uint32_t cfg[PT_CFG_REGS], struct pt_layout *l, char 
 	if (l->dma_buses != 2 * l->dma_ports)
 		return bad(msg, msglen, "CFG_DMA", dma,
 			   "%u buses, but %u DMA port%s per endpoint (CFG_TOPOLOGY = 0x%08X) make %u",
-			   l->dma_buses, l->dma_ports, l->dma_ports == 1 ? "" : "s", (unsigned)topo,
-			   2 * l->dma_ports);
-	need = 1 + l->dma_buses * (6 + l->dma_regions) + l->dma_brakes;
-	if (l->dma_channels != need)
-		return bad(msg, msglen, "CFG_DMA", dma,
-			   "%u channels, but 1 + %u buses x (6 + %u regions) + %u BRAKE signals "
-			   "make %u",
-			   l->dma_channels, l->dma_buses, l->dma_regions, l->dma_brakes, need);
+			   l->dma_buses, l->dma_ports, l->dma_ports == 1 ? "" : "s",
+			   (unsigned)reg(cfg, PT_REG_CFG_TOPOLOGY), 2 * l->dma_ports);
+	return check_channels("CFG_DMA", dma, l->dma_channels, l->dma_buses, l->dma_regions,
+			      l->dma_brakes, msg, msglen);
+}
+
+/* The counter window: every endpoint's channels, inside the component and
+ * above the registers. */
+static int check_window(const uint32_t cfg[PT_CFG_REGS], struct pt_layout *l, char *msg,
+			size_t msglen)
+{
+	const uint32_t lay = reg(cfg, PT_REG_CFG_LAYOUT), base = reg(cfg, PT_REG_CNT_BASE);
 
 	if (l->ep_channels != l->pcie_channels + l->dma_channels)
 		return bad(msg, msglen, "CFG_LAYOUT", lay,
@@ -120,7 +144,6 @@ int pt_layout_decode(const uint32_t cfg[PT_CFG_REGS], struct pt_layout *l, char 
 		return bad(msg, msglen, "CFG_LAYOUT", lay,
 			   "%u counters cannot hold %u endpoint%s x %u channels", l->entries,
 			   l->endpoints, l->endpoints == 1 ? "" : "s", l->ep_channels);
-
 	l->cnt_base = base;
 	if (base % 4u != 0)
 		return bad(msg, msglen, "CNT_BASE", base,
@@ -134,10 +157,18 @@ int pt_layout_decode(const uint32_t cfg[PT_CFG_REGS], struct pt_layout *l, char 
 			   "a window of %u counters (0x%X bytes) from here leaves the 64 KiB of "
 			   "the component",
 			   l->entries, l->entries * 8u);
+	return 0;
+}
+
+static int decode_buses(const uint32_t cfg[PT_CFG_REGS], struct pt_layout *l, char *msg,
+			size_t msglen)
+{
+	static const char *const kind_name[4] = { "RQ", "RC", "UP", "DOWN" };
+	const uint32_t regions = reg(cfg, PT_REG_CFG_REGIONS), drain = reg(cfg, PT_REG_CFG_DRAIN);
+	const uint32_t width = reg(cfg, PT_REG_CFG_WIDTH), wdma = reg(cfg, PT_REG_CFG_WIDTH_DMA);
 
 	l->drain_period = field(drain, 0, 16);
 	l->item_bytes = field(drain, 16, 8);
-
 	for (unsigned k = 0; k < 4; k++) {
 		unsigned probe = k < 2 ? l->pcie_regions : l->dma_regions;
 
@@ -152,6 +183,15 @@ int pt_layout_decode(const uint32_t cfg[PT_CFG_REGS], struct pt_layout *l, char 
 	l->region_bytes[PT_BUS_RC] = field(width, 16, 16);
 	l->region_bytes[PT_BUS_UP] = field(wdma, 0, 16);
 	l->region_bytes[PT_BUS_DOWN] = field(wdma, 16, 16);
+	l->buses = 2 + 2 * l->dma_ports;
+	return 0;
+}
+
+/* The histogram bands are the last BRAKE channels of their probe. */
+static int decode_hists(const uint32_t cfg[PT_CFG_REGS], struct pt_layout *l, char *msg,
+			size_t msglen)
+{
+	const uint32_t hist = reg(cfg, PT_REG_CFG_HIST), cap = reg(cfg, PT_REG_CFG_CAPACITY);
 
 	l->hist_bands = field(hist, 0, 8);
 	l->pcie_hists = field(hist, 8, 8);
@@ -169,7 +209,28 @@ int pt_layout_decode(const uint32_t cfg[PT_CFG_REGS], struct pt_layout *l, char 
 	l->tag_capacity = field(cap, 0, 16);
 	l->stfifo_capacity = field(cap, 16, 16);
 	l->driven_brakes = l->pcie_brakes - l->pcie_hists * l->hist_bands;
-	l->buses = 2 + 2 * l->dma_ports;
+	return 0;
+}
+
+int pt_layout_decode(const uint32_t cfg[PT_CFG_REGS], struct pt_layout *l, char *msg,
+		     size_t msglen)
+{
+	/* In this order: each step relies on the fields the ones before it
+	 * decoded, and the magic and the major version come first, so that
+	 * any other complaint means that those two were right. */
+	static int (*const steps[])(const uint32_t *, struct pt_layout *, char *, size_t) = {
+		check_identity, decode_topology, decode_probes,
+		check_window,   decode_buses,    decode_hists,
+	};
+
+	memset(l, 0, sizeof(*l));
+	memcpy(l->cfg, cfg, sizeof(l->cfg));
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		int rc = steps[i](cfg, l, msg, msglen);
+
+		if (rc < 0)
+			return rc;
+	}
 	return 0;
 }
 
