@@ -144,6 +144,57 @@ static void test_many_shapes(void **state)
 	assert_true(count > 500);
 }
 
+/* Every layout the firmware formulas allow over the range the tool has to
+ * take (1 to 4 endpoints and 16, 0 to 4 DMA ports, 1 to 8 regions on each
+ * bus, 4 to 10 driven reasons, 0 to 3 histograms of 3 to 6 bands, counters
+ * of 33 to 64 bits) decodes: the checks are stricter than upstream, which
+ * looks at the magic and the major version only, so they must never refuse
+ * what a real firmware can produce. */
+static void test_firmware_space_accepted(void **state)
+{
+	(void)state;
+	static const unsigned eps[] = { 1, 2, 3, 4, 16 };
+	static const unsigned driven[] = { 4, 6, 8, 10 };
+	unsigned n = 0;
+
+	for (unsigned p = 0; p <= 4; p++)
+		for (unsigned rq = 1; rq <= 8; rq++)
+			for (unsigned rc = 1; rc <= 8; rc++)
+				for (unsigned up = 1; up <= 8; up++)
+					for (unsigned down = 1; down <= 8; down++, n++) {
+						/* the other dimensions walk along, each with a
+						 * period prime to the others */
+						struct shape s = { eps[n % 5], p, rq, rc, up, down, driven[n % 4],
+								   n % 7 % 4, 3 + n % 11 % 4, 33 + n % 32, 0 };
+						uint32_t cfg[PT_CFG_REGS];
+						struct pt_layout l;
+
+						build(&s, cfg);
+						if (pt_layout_decode(cfg, &l, msg, sizeof(msg)) != 0)
+							fail_msg("E%u P%u rq%u rc%u up%u down%u driven %u hists %u "
+								 "x %u: %s",
+								 s.e, p, rq, rc, up, down, s.driven, s.hists, s.bands,
+								 msg);
+						assert_int_equal(l.driven_brakes, s.driven);
+						assert_int_equal(l.pcie_hists, s.hists);
+						check_indexes(&l, &s);
+					}
+	for (unsigned d = 0; d < 4; d++)
+		for (unsigned hists = 0; hists <= 3; hists++)
+			for (unsigned bands = 3; bands <= 6; bands++)
+				for (unsigned width = 33; width <= 64; width++) {
+					struct shape s = { 4, 4, 8, 7, 8, 1, driven[d], hists, bands, width, 0 };
+					uint32_t cfg[PT_CFG_REGS];
+					struct pt_layout l;
+
+					build(&s, cfg);
+					if (pt_layout_decode(cfg, &l, msg, sizeof(msg)) != 0)
+						fail_msg("driven %u, %u x %u bands, %u bits: %s", driven[d], hists,
+							 bands, width, msg);
+					check_indexes(&l, &s);
+				}
+}
+
 static void test_bus_names_and_kinds(void **state)
 {
 	(void)state;
@@ -413,6 +464,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_many_shapes),
+		cmocka_unit_test(test_firmware_space_accepted),
 		cmocka_unit_test(test_bus_names_and_kinds),
 		cmocka_unit_test(test_conformance_layouts),
 		cmocka_unit_test(test_every_conformance_image),
