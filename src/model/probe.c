@@ -23,6 +23,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #define GROUP_SIZE 8
@@ -109,6 +110,11 @@ struct ptm_probe {
 	uint8_t ovf, overrun;      /* fifo_ovf_reg, overrun_reg */
 	uint8_t fq1, fq2, freg;    /* flag-clear synchroniser and edge register */
 	struct ptm_fifo_entry wr_data;
+	/* The step of the inputs of the running batch (ptm_probe_clk_batch:
+	 * the same inputs at every edge), for the given pr and frame_open. */
+	uint8_t memo_on, memo_ok, memo_pr;
+	uint32_t memo_fo;
+	struct step memo;
 	struct step *s;            /* pending step (from the input registers) */
 	struct step *sr;           /* step registers */
 	struct step stepbuf[2];    /* s and sr point here, swapped at each edge */
@@ -430,7 +436,28 @@ ALWAYS_INLINE void compute_step_n(const ptm_probe *p, int pr, const struct ptm_b
 static void compute_step(const ptm_probe *p, int pr, const struct ptm_bus_in *bus, uint32_t brake,
 			 struct step *s)
 {
-	compute_step_n(p, pr, bus, brake, s, p->g.buses, p->g.regions);
+	/* the common shapes with constant loop bounds (sweeps and batches
+	 * come here at every edge) */
+	switch (p->g.buses << 4 | p->g.regions) {
+	case 0x21:
+		compute_step_n(p, pr, bus, brake, s, 2, 1);
+		return;
+	case 0x22:
+		compute_step_n(p, pr, bus, brake, s, 2, 2);
+		return;
+	case 0x24:
+		compute_step_n(p, pr, bus, brake, s, 2, 4);
+		return;
+	case 0x42:
+		compute_step_n(p, pr, bus, brake, s, 4, 2);
+		return;
+	case 0x44:
+		compute_step_n(p, pr, bus, brake, s, 4, 4);
+		return;
+	default:
+		compute_step_n(p, pr, bus, brake, s, p->g.buses, p->g.regions);
+		return;
+	}
 }
 
 static inline void brake_flush(ptm_probe *p)
@@ -517,7 +544,26 @@ ALWAYS_INLINE void apply_step1_n(ptm_probe *p, const struct step *sr, const unsi
 
 static void apply_step1(ptm_probe *p, const struct step *sr)
 {
-	apply_step1_n(p, sr, p->g.buses, p->g.regions);
+	switch (p->g.buses << 4 | p->g.regions) {
+	case 0x21:
+		apply_step1_n(p, sr, 2, 1);
+		return;
+	case 0x22:
+		apply_step1_n(p, sr, 2, 2);
+		return;
+	case 0x24:
+		apply_step1_n(p, sr, 2, 4);
+		return;
+	case 0x42:
+		apply_step1_n(p, sr, 4, 2);
+		return;
+	case 0x44:
+		apply_step1_n(p, sr, 4, 4);
+		return;
+	default:
+		apply_step1_n(p, sr, p->g.buses, p->g.regions);
+		return;
+	}
 }
 
 /* The whole CLK edge in the common case (see ptm_probe_clk): no reset,
@@ -903,7 +949,22 @@ static void clk_slow(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32
 		p->s = t;
 		p->frame_open = (p->frame_open & ~p->sr->move) | (p->sr->fo_next & p->sr->move);
 	}
-	compute_step(p, pr, bus, brake, p->s);
+	/* Inside one batch the inputs stay the same: the step depends on them
+	 * only through pr and frame_open_reg (the walk of bus b starts at
+	 * frame_open bit b). */
+	if (p->memo_on && p->memo_ok && p->memo_pr == pr && p->memo_fo == p->frame_open) {
+		const size_t len = offsetof(struct step, bus) + p->g.buses * sizeof(struct step_bus);
+		memcpy(p->s, &p->memo, len);
+	} else {
+		compute_step(p, pr, bus, brake, p->s);
+		if (p->memo_on) {
+			const size_t len = offsetof(struct step, bus) + p->g.buses * sizeof(struct step_bus);
+			memcpy(&p->memo, p->s, len);
+			p->memo_ok = 1;
+			p->memo_pr = (uint8_t)pr;
+			p->memo_fo = p->frame_open;
+		}
+	}
 	p->rsync = p->mi_rst ? 7 : (uint8_t)((p->rsync << 1) & 7);
 	update_hot(p);
 	update_mi_hot(p);
@@ -1031,6 +1092,8 @@ uint64_t ptm_probe_clk_batch(ptm_probe *p, int rst, const struct ptm_bus_in *bus
 {
 	uint64_t t0 = p->st.ticks;
 	struct step scratch;
+	p->memo_on = 1;
+	p->memo_ok = 0;
 	if (n) {
 		ptm_probe_clk(p, rst, bus, brake, NULL);
 		n--;
@@ -1048,6 +1111,7 @@ uint64_t ptm_probe_clk_batch(ptm_probe *p, int rst, const struct ptm_bus_in *bus
 		ptm_probe_clk(p, rst, bus, brake, NULL);
 		n--;
 	}
+	p->memo_on = 0;
 	return p->st.ticks - t0;
 }
 
