@@ -146,11 +146,12 @@ static int parse_hex(const char *tok, size_t len, uint32_t *out)
 	return 0;
 }
 
-/* SECONDS = DIGITS ["." DIGITS], converted as strtod does. */
+/* SECONDS = DIGITS ["." DIGITS], converted as strtod does.  Returns 0, -1
+ * (not that form), -2 (not a finite double) or -ENOMEM. */
 static int parse_seconds(const char *tok, size_t len, double *out)
 {
 	size_t i = 0, digits = 0;
-	char buf[512];
+	char small[64], *buf;
 
 	while (i < len && tok[i] >= '0' && tok[i] <= '9')
 		i++, digits++;
@@ -167,15 +168,17 @@ static int parse_seconds(const char *tok, size_t len, double *out)
 	}
 	if (i != len)
 		return -1;
-	if (len >= sizeof(buf))
-		return -2;
+	/* The grammar sets no length, and every digit can matter to the
+	 * rounding: a long one gets a copy of its own. */
+	buf = len < sizeof(small) ? small : malloc(len + 1);
+	if (!buf)
+		return -ENOMEM;
 	memcpy(buf, tok, len);
 	buf[len] = '\0';
-	errno = 0;
 	*out = strtod(buf, NULL);
-	if (!isfinite(*out))
-		return -2;
-	return 0;
+	if (buf != small)
+		free(buf);
+	return isfinite(*out) ? 0 : -2;
 }
 
 static int push_reg(struct img_priv *p, uint32_t off, uint32_t val, unsigned line)
@@ -312,6 +315,8 @@ static int parse_line(struct parser *ps, const char *s, size_t len)
 			return perr(ps, "bad time '%s' after @snapshot (expected decimal seconds "
 				    "such as 12 or 12.345, no sign, no exponent)",
 				    shown(tok[1], tlen[1], b1, sizeof(b1)));
+		if (rc == -ENOMEM)
+			return perr(ps, "out of memory");
 		if (rc < 0)
 			return perr(ps, "time '%s' after @snapshot is out of range",
 				    shown(tok[1], tlen[1], b1, sizeof(b1)));

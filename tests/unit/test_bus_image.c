@@ -141,6 +141,24 @@ static void test_snapshot_line(void **state)
 		strcat(big, "\n");
 		expect_error(big, 2, "out of range");
 	}
+	{
+		/* but any number of digits is the grammar's, and each one counts:
+		 * 1 + 2^-53 is a tie that the 700th digit breaks upwards */
+		char *t = malloc(1000);
+		struct pt_bus *b;
+		double s;
+
+		assert_non_null(t);
+		strcpy(t, HDR "@snapshot 1.00000000000000011102230246251565404236316680908203125");
+		memset(t + strlen(t), '0', 640);
+		strcpy(t + strlen(t) - 1, "1\n");
+		b = open_ok(t);
+		assert_int_equal(pt_bus_write32(b, PT_REG_COMMAND, PT_CMD_SNAPSHOT), 0);
+		assert_int_equal(pt_bus_now(b, &s), 0);
+		assert_true(s == 1.0000000000000002);
+		pt_bus_close(b);
+		free(t);
+	}
 }
 
 static void test_register_line(void **state)
