@@ -156,13 +156,16 @@ int pt_bus_have_nfb(void)
 int pt_bus_open_nfb(const char *path, unsigned index, struct pt_bus **out, char *msg,
 		    size_t msglen)
 {
+	/* the device libnfb would have opened, as -h names it */
+	const char *deflt = getenv("LIBNFB_DEFAULT_DEV");
+
 	(void)index;
 	*out = NULL;
 	snprintf(msg, msglen,
 		 "%s: this build has no libnfb support (libnfb was not found when it was "
 		 "built); use -d image:FILE, -d sim[:PRESET] or -d "
 		 "pci:DOMAIN:BUS:DEV.FN[/BAR]@OFFSET",
-		 path ? path : "/dev/nfb0");
+		 path ? path : deflt && *deflt ? deflt : "/dev/nfb0");
 	return -ENOTSUP;
 }
 

@@ -106,6 +106,7 @@ expect 1 "$work/none.bin: cannot open" -d "mmap:$work/none.bin"
 if "$tool" -V | grep -q "libnfb backend not built"; then
 	expect 1 "/dev/nfb7: this build has no libnfb support" -d /dev/nfb7
 	expect 1 "this build has no libnfb support" -t 0
+	LIBNFB_DEFAULT_DEV=/dev/nfb5 expect 1 "/dev/nfb5: this build has no libnfb support" -t 0
 else
 	expect 1 "/dev/nfb7" -d /dev/nfb7
 fi
