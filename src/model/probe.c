@@ -1094,7 +1094,10 @@ uint64_t ptm_probe_clk_batch(ptm_probe *p, int rst, const struct ptm_bus_in *bus
 	struct step scratch;
 	p->memo_on = 1;
 	p->memo_ok = 0;
-	if (n) {
+	/* A change of RESET needs its edge; otherwise clk_skip() checks
+	 * everything it relies on (frame_open_reg at its fixed point for the
+	 * pending step and for these inputs), so the batch may start with it. */
+	if (n && (rst || p->rst_in)) {
 		ptm_probe_clk(p, rst, bus, brake, NULL);
 		n--;
 	}

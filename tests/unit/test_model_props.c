@@ -623,10 +623,11 @@ static void compare_models(ptm_model *a, ptm_model *b, const char *what)
 	assert_memory_equal(a->mem, b->mem, 2 * (size_t)d->entries * sizeof(uint64_t));
 }
 
-static void test_batch_equals_single(void **state)
+/* fresh = 1: every CLK batch starts on new inputs (the batch calls take
+ * the first edge of new inputs in bulk as well). */
+static void batch_equals_single(uint64_t seed, int fresh)
 {
-	(void)state;
-	rng_state = 99;
+	rng_state = seed;
 	for (int round = 0; round < 12; round++) {
 		struct ptm_generics g;
 		rand_generics(&g);
@@ -666,13 +667,13 @@ static void test_batch_equals_single(void **state)
 				compare_models(a, b, what); /* in the middle of the traffic */
 			if (dom == 0) {
 				unsigned e = rndn(g.pcie_endpoints);
-				if (rndn(2))
+				if (fresh || rndn(2))
 					rand_pcie(&s, e, 50);
 				for (uint64_t k = 0; k < n; k++)
 					ptm_pcie_edge(a, e, &s.pin[e]);
 				ptm_pcie_edges(b, e, &s.pin[e], n);
 			} else if (dom == 1) {
-				if (rndn(2))
+				if (fresh || rndn(2))
 					rand_dma(&s, 50);
 				for (uint64_t k = 0; k < n; k++)
 					ptm_dma_edge(a, drst, s.dbus);
@@ -704,6 +705,18 @@ static void test_batch_equals_single(void **state)
 		ptm_model_free(a);
 		ptm_model_free(b);
 	}
+}
+
+static void test_batch_equals_single(void **state)
+{
+	(void)state;
+	batch_equals_single(99, 0);
+}
+
+static void test_batch_new_inputs_equals_single(void **state)
+{
+	(void)state;
+	batch_equals_single(7, 1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -907,6 +920,7 @@ int main(void)
 		cmocka_unit_test(test_counts_random_generics),
 		cmocka_unit_test(test_loss_slow_mi),
 		cmocka_unit_test(test_batch_equals_single),
+		cmocka_unit_test(test_batch_new_inputs_equals_single),
 		cmocka_unit_test(test_mi_drain_equals_single),
 		cmocka_unit_test(test_snapshot_stable_and_wrap),
 	};
