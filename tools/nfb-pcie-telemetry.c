@@ -281,60 +281,51 @@ static char *command_line(int argc, char **argv)
 	return s;
 }
 
-static int recorder_open(struct recorder *rec, const char *path, char *msg, size_t msglen)
+/* ".NAME.XXXXXX" in the folder of path: the rename at the end then stays
+ * inside one file system, and a half-written file never has the name. */
+static char *temp_name(const char *path)
 {
-	char *dcopy = strdup(path), *bcopy = strdup(path);
-	const char *dir, *base;
-	int fd;
+	char *dcopy = strdup(path), *bcopy = strdup(path), *tmp = NULL;
 
-	memset(rec, 0, sizeof(*rec));
-	if (!dcopy || !bcopy) {
-		free(dcopy);
-		free(bcopy);
-		snprintf(msg, msglen, "out of memory");
-		return -ENOMEM;
-	}
-	{
-		struct stat st;
+	if (dcopy && bcopy) {
+		const char *dir = dirname(dcopy), *base = basename(bcopy);
 
-		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-			free(dcopy);
-			free(bcopy);
-			snprintf(msg, msglen, "--record %s: is a folder, not a file name", path);
-			return -EISDIR;
-		}
-	}
-	dir = dirname(dcopy);
-	base = basename(bcopy);
-	rec->path = strdup(path);
-	rec->tmp = malloc(strlen(dir) + strlen(base) + 16);
-	if (!rec->path || !rec->tmp) {
-		free(dcopy);
-		free(bcopy);
-		free(rec->path);
-		free(rec->tmp);
-		rec->tmp = rec->path = NULL;
-		snprintf(msg, msglen, "out of memory");
-		return -ENOMEM;
-	}
-	sprintf(rec->tmp, "%s/.%s.XXXXXX", dir, base);
-	fd = mkstemp(rec->tmp);
-	if (fd < 0) {
-		int err = errno;
-
-		snprintf(msg, msglen, "--record %s: cannot create a file in %s: %s", path, dir,
-			 strerror(err));
-		free(dcopy);
-		free(bcopy);
-		free(rec->tmp);
-		free(rec->path);
-		rec->tmp = rec->path = NULL;
-		return -err;
+		tmp = malloc(strlen(dir) + strlen(base) + 16);
+		if (tmp)
+			sprintf(tmp, "%s/.%s.XXXXXX", dir, base);
 	}
 	free(dcopy);
 	free(bcopy);
+	return tmp;
+}
+
+static int recorder_open(struct recorder *rec, const char *path, char *msg, size_t msglen)
+{
+	struct stat st;
+	int fd, err;
+
+	memset(rec, 0, sizeof(*rec));
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(msg, msglen, "--record %s: is a folder, not a file name", path);
+		return -EISDIR;
+	}
+	rec->path = strdup(path);
+	rec->tmp = temp_name(path);
+	if (!rec->path || !rec->tmp) {
+		err = ENOMEM;
+		snprintf(msg, msglen, "out of memory");
+		goto fail;
+	}
+	fd = mkstemp(rec->tmp);
+	if (fd < 0) {
+		err = errno;
+		snprintf(msg, msglen, "--record %s: cannot create a file in %.*s: %s", path,
+			 (int)(strrchr(rec->tmp, '/') - rec->tmp), rec->tmp, strerror(err));
+		goto fail;
+	}
+	/* mkstemp makes 0600, a recording is an ordinary file; should the
+	 * change fail, the file is merely private, so that is no error. */
 	{
-		/* mkstemp makes 0600; a recording is an ordinary file. */
 		mode_t mask = umask(0);
 
 		umask(mask);
@@ -342,17 +333,18 @@ static int recorder_open(struct recorder *rec, const char *path, char *msg, size
 	}
 	rec->f = fdopen(fd, "w");
 	if (!rec->f) {
-		int err = errno;
-
+		err = errno;
 		close(fd);
 		unlink(rec->tmp);
 		snprintf(msg, msglen, "--record %s: %s", path, strerror(err));
-		free(rec->tmp);
-		free(rec->path);
-		rec->tmp = rec->path = NULL;
-		return -err;
+		goto fail;
 	}
 	return 0;
+fail:
+	free(rec->tmp);
+	free(rec->path);
+	rec->tmp = rec->path = NULL;
+	return -err;
 }
 
 static int recorder_begin(struct recorder *rec)
@@ -435,8 +427,8 @@ static int recorder_close(struct recorder *rec, bool keep, char *msg, size_t msg
 		if (keep && rec->images == 0)
 			keep = false;
 		if (keep && rename(rec->tmp, rec->path) != 0) {
-			snprintf(msg, msglen, "--record %s: %s", rec->path, strerror(errno));
 			rc = -errno;
+			snprintf(msg, msglen, "--record %s: %s", rec->path, strerror(-rc));
 			keep = false;
 		}
 		if (!keep)
@@ -634,7 +626,7 @@ int main(int argc, char **argv)
 		const uint32_t *cfg = s.dev.layout.cfg;
 
 		if (!a.clear || cfg[PT_REG_MAGIC / 4] != PT_MAGIC ||
-		    cfg[PT_REG_VERSION / 4] >> 16 != PT_VERSION_MAJOR || s.dev.bus != bus)
+		    cfg[PT_REG_VERSION / 4] >> 16 != PT_VERSION_MAJOR)
 			goto out;
 		msg[0] = '\0';
 	}
