@@ -275,7 +275,8 @@ static int streams_idle(const struct ptm_model *m)
  * ACC is idle and every FIFO is empty with nothing in its output
  * registers; returns the number of edges done (0 = not applicable).
  */
-static uint64_t mi_drain(struct ptm_model *m, uint64_t n)
+static inline __attribute__((always_inline)) uint64_t mi_drain_n(struct ptm_model *m, uint64_t n,
+								   const unsigned ns)
 {
 	struct ptm_acc *a = &m->acc;
 	const struct ptm_regs *r = &m->regs;
@@ -286,7 +287,6 @@ static uint64_t mi_drain(struct ptm_model *m, uint64_t n)
 	uint32_t avail[PTM_MAX_STREAMS], gray0[PTM_MAX_STREAMS];
 	uint64_t pops[PTM_MAX_STREAMS];
 	uint8_t moved[PTM_MAX_STREAMS];
-	const unsigned ns = m->nstreams;
 	for (unsigned s = 0; s < ns; s++) {
 		f[s] = ptm_probe_mi_drain_fifo(m->ep[s / 2].probe[s % 2], m->regs.flag_tgl);
 		if (!f[s])
@@ -403,6 +403,14 @@ static uint64_t mi_drain(struct ptm_model *m, uint64_t n)
 		m->mi_quiet = m->mi_quiet + done < m->mi_quiet ? UINT64_MAX : m->mi_quiet + done;
 	}
 	return done;
+}
+
+/* One endpoint (two streams) with constant loop bounds. */
+static uint64_t mi_drain(struct ptm_model *m, uint64_t n)
+{
+	if (m->nstreams == 2)
+		return mi_drain_n(m, n, 2);
+	return mi_drain_n(m, n, m->nstreams);
 }
 
 void ptm_mi_idle_edges(ptm_model *m, int rst, uint64_t n)
