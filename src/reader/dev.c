@@ -24,6 +24,9 @@ static int bus_err(struct pt_dev *d, int rc, char *msg, size_t msglen)
 	return rc;
 }
 
+/* The busy timeout runs on the host's clock whatever the device's clock
+ * is: a simulated card's time only moves when it is asked to, and the
+ * user waits in real time. */
 static double host_now(void)
 {
 	struct timespec ts;
@@ -65,7 +68,8 @@ int pt_dev_command(struct pt_dev *d, uint32_t cmd, char *msg, size_t msglen)
 	return rc < 0 ? bus_err(d, rc, msg, msglen) : 0;
 }
 
-static int wait_idle(struct pt_dev *d, uint32_t cmd, uint32_t *status, char *msg, size_t msglen)
+/* cmd only names the command in the timeout message. */
+static int wait_idle(struct pt_dev *d, uint32_t cmd, char *msg, size_t msglen)
 {
 	double deadline = 0.0;
 	uint32_t st = 0;
@@ -76,7 +80,7 @@ static int wait_idle(struct pt_dev *d, uint32_t cmd, uint32_t *status, char *msg
 		if (rc < 0)
 			return bus_err(d, rc, msg, msglen);
 		if (!(st & PT_STATUS_BUSY))
-			break;
+			return 0;
 		if (polls == 0) {
 			deadline = host_now() + d->busy_timeout;
 			continue;
@@ -97,14 +101,11 @@ static int wait_idle(struct pt_dev *d, uint32_t cmd, uint32_t *status, char *msg
 				return bus_err(d, rc, msg, msglen);
 		}
 	}
-	if (status)
-		*status = st;
-	return 0;
 }
 
 int pt_dev_wait_idle(struct pt_dev *d, char *msg, size_t msglen)
 {
-	return wait_idle(d, 0, NULL, msg, msglen);
+	return wait_idle(d, 0, msg, msglen);
 }
 
 int pt_dev_status(struct pt_dev *d, uint32_t *status, char *msg, size_t msglen)
@@ -114,48 +115,35 @@ int pt_dev_status(struct pt_dev *d, uint32_t *status, char *msg, size_t msglen)
 	return rc < 0 ? bus_err(d, rc, msg, msglen) : 0;
 }
 
-int pt_dev_read(struct pt_dev *d, struct pt_reading *r, char *msg, size_t msglen)
+/* The whole counter window in one transfer.  The words land in the
+ * counters' own memory and each pair is then joined in place (pair i
+ * occupies exactly counter i's bytes), so no second buffer is needed. */
+static int read_window(struct pt_dev *d, struct pt_reading *r, char *msg, size_t msglen)
+{
+	const struct pt_layout *l = &d->layout;
+	int rc = pt_bus_read_block(d->bus, l->cnt_base, (uint32_t *)(void *)r->cnt, 2u * l->entries);
+
+	if (rc < 0)
+		return bus_err(d, rc, msg, msglen);
+	for (unsigned i = 0; i < l->entries; i++) {
+		uint32_t lo, hi;
+
+		memcpy(&lo, (const unsigned char *)r->cnt + 8u * i, 4);
+		memcpy(&hi, (const unsigned char *)r->cnt + 8u * i + 4u, 4);
+		r->cnt[i] = (uint64_t)lo | (uint64_t)hi << 32;
+	}
+	return 0;
+}
+
+/* STATUS and the per-endpoint registers, in a second transfer. */
+static int read_regs(struct pt_dev *d, struct pt_reading *r, char *msg, size_t msglen)
 {
 	const struct pt_layout *l = &d->layout;
 	/* STATUS .. the last PCIE_STFIFO register: 39 + endpoints words. */
 	uint32_t regs[(PT_REG_PCIE_STFIFO + 4 * PT_MAX_ENDPOINTS - REGS_FIRST) / 4];
 	size_t nregs = (PT_REG_PCIE_STFIFO + 4 * l->endpoints - REGS_FIRST) / 4;
-	int rc;
+	int rc = pt_bus_read_block(d->bus, REGS_FIRST, regs, nregs);
 
-	if (r->entries != l->entries || !r->cnt) {
-		if (msg && msglen)
-			snprintf(msg, msglen, "reading holds %u counters, the layout has %u",
-				 r->entries, l->entries);
-		return -EINVAL;
-	}
-	rc = pt_dev_command(d, PT_CMD_SNAPSHOT, msg, msglen);
-	if (rc < 0)
-		return rc;
-	rc = pt_bus_now(d->bus, &r->time);
-	if (rc < 0)
-		return bus_err(d, rc, msg, msglen);
-	rc = wait_idle(d, PT_CMD_SNAPSHOT, NULL, msg, msglen);
-	if (rc < 0)
-		return rc;
-
-	/* The whole window in one transfer; the words arrive in place and
-	 * are then widened from the end, so no second buffer is needed. */
-	{
-		uint32_t *w = (uint32_t *)(void *)r->cnt;
-
-		rc = pt_bus_read_block(d->bus, l->cnt_base, w, 2u * l->entries);
-		if (rc < 0)
-			return bus_err(d, rc, msg, msglen);
-		for (unsigned i = 0; i < l->entries; i++) {
-			uint32_t lo, hi;
-
-			memcpy(&lo, (const unsigned char *)r->cnt + 8u * i, 4);
-			memcpy(&hi, (const unsigned char *)r->cnt + 8u * i + 4u, 4);
-			r->cnt[i] = (uint64_t)lo | (uint64_t)hi << 32;
-		}
-	}
-
-	rc = pt_bus_read_block(d->bus, REGS_FIRST, regs, nregs);
 	if (rc < 0)
 		return bus_err(d, rc, msg, msglen);
 	r->status = regs[0];
@@ -170,12 +158,36 @@ int pt_dev_read(struct pt_dev *d, struct pt_reading *r, char *msg, size_t msglen
 	return 0;
 }
 
+int pt_dev_read(struct pt_dev *d, struct pt_reading *r, char *msg, size_t msglen)
+{
+	int rc;
+
+	if (r->entries != d->layout.entries || !r->cnt) {
+		if (msg && msglen)
+			snprintf(msg, msglen, "reading holds %u counters, the layout has %u",
+				 r->entries, d->layout.entries);
+		return -EINVAL;
+	}
+	rc = pt_dev_command(d, PT_CMD_SNAPSHOT, msg, msglen);
+	if (rc < 0)
+		return rc;
+	rc = pt_bus_now(d->bus, &r->time);
+	if (rc < 0)
+		return bus_err(d, rc, msg, msglen);
+	rc = wait_idle(d, PT_CMD_SNAPSHOT, msg, msglen);
+	if (rc == 0)
+		rc = read_window(d, r, msg, msglen);
+	if (rc == 0)
+		rc = read_regs(d, r, msg, msglen);
+	return rc;
+}
+
 int pt_dev_clear(struct pt_dev *d, char *msg, size_t msglen)
 {
 	uint32_t cmd = PT_CMD_CLEAR | PT_CMD_CLEAR_FLAGS | PT_CMD_CLEAR_MARKS;
 	int rc = pt_dev_command(d, cmd, msg, msglen);
 
-	return rc < 0 ? rc : wait_idle(d, cmd, NULL, msg, msglen);
+	return rc < 0 ? rc : wait_idle(d, cmd, msg, msglen);
 }
 
 int pt_dev_clear_flags(struct pt_dev *d, char *msg, size_t msglen)
