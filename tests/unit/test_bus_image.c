@@ -144,7 +144,7 @@ static void test_snapshot_line(void **state)
 	{
 		/* but any number of digits is the grammar's, and each one counts:
 		 * 1 + 2^-53 is a tie that the 700th digit breaks upwards */
-		char *t = malloc(1000);
+		char *t = calloc(1000, 1);
 		struct pt_bus *b;
 		double s;
 
