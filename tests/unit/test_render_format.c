@@ -166,6 +166,14 @@ static char *render_ok(int (*fn)(FILE *, const struct pt_report *), const struct
 	return mem_close(m);
 }
 
+/* The text report of the fixture's reading as a 1.0 s interval. */
+static char *one_second_text(struct fix *f)
+{
+	struct pt_report rep = { .layout = &f->l, .reading = &f->r, .interval = true, .seconds = 1.0 };
+
+	return render_ok(pt_render_text, &rep);
+}
+
 /* The line that starts with prefix (NULL if none), as a new string. */
 static char *line_starting(const char *text, const char *prefix)
 {
@@ -475,8 +483,7 @@ static void test_text_example(void **state)
 	struct fix f;
 	fix_init(&f, &std_spec);
 	fill_example(&f);
-	struct pt_report rep = { .layout = &f.l, .reading = &f.r, .interval = true, .seconds = 1.0 };
-	char *t = render_ok(pt_render_text, &rep);
+	char *t = one_second_text(&f);
 	assert_string_equal(t, example_text);
 	free(t);
 	fix_free(&f);
@@ -577,8 +584,7 @@ static void test_text_reasons_up_only(void **state)
 	struct fix f;
 	fix_init(&f, &s);
 	fill_example(&f);
-	struct pt_report rep = { .layout = &f.l, .reading = &f.r, .interval = true, .seconds = 1.0 };
-	char *t = render_ok(pt_render_text, &rep);
+	char *t = one_second_text(&f);
 	assert_non_null(strstr(t, "  Why the PCIe transfer stopped (share of PCIe clock cycles)\n"
 				  "    UP stream\n"
 				  "    no free PCIe tag             1.00 %\n"
@@ -601,8 +607,7 @@ static void test_text_reasons_unnamed(void **state)
 	fill_example(&f);
 	for (unsigned k = 6; k < 11; k++)
 		f.r.cnt[pt_idx_brake(&f.l, 0, k)] = 4000000u * (k - 5);
-	struct pt_report rep = { .layout = &f.l, .reading = &f.r, .interval = true, .seconds = 1.0 };
-	char *t = render_ok(pt_render_text, &rep);
+	char *t = one_second_text(&f);
 	assert_non_null(strstr(t, "    UP stream                              DOWN stream\n"
 				  "    no free PCIe tag             1.00 %    MFB stalled towards DMA   0.50 %\n"
 				  "    PCIe tag not ready           0.00 %    MVB stalled towards DMA   0.30 %\n"
@@ -626,8 +631,7 @@ static void test_text_reasons_none_driven(void **state)
 	struct fix f;
 	fix_init(&f, &s);
 	fill_example(&f);
-	struct pt_report rep = { .layout = &f.l, .reading = &f.r, .interval = true, .seconds = 1.0 };
-	char *t = render_ok(pt_render_text, &rep);
+	char *t = one_second_text(&f);
 	/* up_label = 24, up_width = 32 */
 	assert_non_null(strstr(t, "(share of PCIe clock cycles)\n"
 				  "    UP stream\n"
@@ -648,8 +652,7 @@ static void test_text_hist_extra(void **state)
 	fix_init(&f, &s);
 	fill_example(&f);
 	f.r.cnt[pt_idx_hist(&f.l, 0, 2, 5)] = 200000000;
-	struct pt_report rep = { .layout = &f.l, .reading = &f.r, .interval = true, .seconds = 1.0 };
-	char *t = render_ok(pt_render_text, &rep);
+	char *t = one_second_text(&f);
 	assert_non_null(strstr(t, "\nTime spent low          of    none    <=1/8    <=1/2    rest    "
 				  "band 4    band 5\n"
 				  "----------------------  ----  ------  -------  -------  ------  "
@@ -669,8 +672,7 @@ static void test_text_no_hist(void **state)
 	struct fix f;
 	fix_init(&f, &s);
 	fill_example(&f);
-	struct pt_report rep = { .layout = &f.l, .reading = &f.r, .interval = true, .seconds = 1.0 };
-	char *t = render_ok(pt_render_text, &rep);
+	char *t = one_second_text(&f);
 	size_t n = strlen(t);
 	const char *tail = "    PCIe endpoint not ready      1.00 %\n";
 	assert_true(n > strlen(tail));
