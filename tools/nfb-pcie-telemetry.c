@@ -67,6 +67,16 @@ static void die_usage(const char *fmt, ...)
 	exit(EXIT_USAGE);
 }
 
+/* After -h or -V: a lost text is an error like a lost report. */
+static void __attribute__((noreturn)) exit_printed(void)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, PROG ": cannot write to standard output: %s\n", strerror(errno));
+		exit(EXIT_RUNTIME);
+	}
+	exit(0);
+}
+
 static void usage(void)
 {
 	printf("Usage: " PROG " [-d DEVICE] [-i INDEX] [-t SEC] [-w] [-c] [-j] [--record FILE]\n"
@@ -221,11 +231,11 @@ static void parse_args(int argc, char **argv, struct args *a)
 			break;
 		case 'h':
 			usage();
-			exit(0);
+			exit_printed();
 		case 'V':
 			printf(PROG " %s (pcie-telemetry, libnfb backend %s)\n", PT_VERSION_STRING,
 			       pt_bus_have_nfb() ? "built in" : "not built");
-			exit(0);
+			exit_printed();
 		case ':':
 			if (strncmp(argv[optind - 1], "--", 2) == 0)
 				die_usage("option '%s' needs a value", argv[optind - 1]);

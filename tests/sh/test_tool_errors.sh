@@ -188,6 +188,22 @@ expect 1 "STATUS busy did not clear within 1.0 s" -d "mmap:$work/busy.bin" -c
 expect 1 "mmap:$work/busy.bin@zz: bad offset" -d "mmap:$work/busy.bin@zz"
 expect 1 "do not fit" -d "mmap:$work/busy.bin@0x10"
 
+# --- a full standard output is a failure, whatever was to be printed
+if [ -w /dev/full ]; then
+	for args in "-V" "-h" "-d image:$cases/basic_t1.regs -t 1" "-d image:$cases/basic_t1.regs -c"; do
+		# shellcheck disable=SC2086
+		"$tool" $args >/dev/full 2>"$work/err"
+		rc=$?
+		if [ $rc -eq 1 ] && [ "$(wc -l <"$work/err")" -eq 1 ] &&
+			grep -q "^nfb-pcie-telemetry: .*No space left on device" "$work/err"; then
+			pass=$((pass + 1))
+		else
+			fail=$((fail + 1))
+			echo "FAIL: $args >/dev/full: status $rc, stderr: $(cat "$work/err")"
+		fi
+	done
+fi
+
 # --- a failure never leaves a record behind
 expect 1 "SNAPSHOT number 2" -d "image:$cases/err_one_image.regs" -t 1 --record "$work/r.regs"
 if ls -A "$work" | grep -q '^\.r\.regs\|^r\.regs$'; then
