@@ -155,11 +155,17 @@ void ptm_pcie_edges(ptm_model *m, unsigned ep, const struct ptm_pcie_in *in, uin
 		 * is; the first tick sends when the handshake is ready, later ones
 		 * find it waiting for an acknowledge that needs MI edges. */
 		uint64_t k = n - 1;
+		/* Without a tick among them and with the handshake's enable
+		 * register caught up, the last edge changes nothing of the
+		 * status path either: it joins the batch. */
+		if (!in->rst && e->hs.en_d1 == e->hs.a_en &&
+		    n <= ptm_probe_edges_to_tick(e->probe[0]))
+			k = n;
 		uint64_t ticks = ptm_probe_clk_batch(e->probe[0], in->rst, in->bus, pcie_brake(e, in), k);
 		if (ticks && !in->rst)
 			ptm_aux_pcie_ticks(e, in);
 		m->pcie_quiet[ep] += k;
-		n = 1;
+		n -= k;
 	}
 	if (n)
 		ptm_pcie_edge(m, ep, in);

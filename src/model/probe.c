@@ -1150,6 +1150,11 @@ static int mi_steady(const ptm_probe *p, int rd)
 	return f->rd_cnt == f->wr_synced_reg && !f->vld_reg && !f->vld_reg2;
 }
 
+uint64_t ptm_probe_edges_to_tick(const ptm_probe *p)
+{
+	return (uint64_t)(p->dp_mask - p->period);
+}
+
 /* The FIFO whose read side an MI edge (MI_RESET = 0, MI_FLAG_CLR =
  * flag_clr) moves alone: no reset anywhere, the flag synchronisers and
  * the write pointer's synchroniser settled (no CLK edge comes in between,

@@ -42,6 +42,10 @@ struct ptm_asfifo;
 struct ptm_asfifo *ptm_probe_mi_drain_fifo(ptm_probe *p, int flag_clr);
 void ptm_probe_mi_drained(ptm_probe *p, uint64_t pops);
 
+/* CLK edges before the next DRAIN_TICK edge: that many edges out of reset
+ * contain no tick. */
+uint64_t ptm_probe_edges_to_tick(const ptm_probe *p);
+
 /* Derived constants (firmware-behavior.md 1.1). */
 struct ptm_probe_info {
 	unsigned channels;     /* CHANNELS */
