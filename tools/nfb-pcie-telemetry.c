@@ -603,68 +603,76 @@ static int run(struct session *s, char *msg, size_t msglen)
 	}
 }
 
+/* The bus and the validated layout.  Clearing needs no layout: like
+ * upstream, -c only insists on the magic and the major version (checked
+ * first, so any other complaint means those two were right). */
+static int open_component(struct session *s, struct pt_bus **bus, char *msg, size_t msglen)
+{
+	const uint32_t *cfg = s->dev.layout.cfg;
+
+	if (pt_bus_open(s->a->device, s->a->index, bus, msg, msglen) < 0)
+		return -1;
+	if (pt_dev_init(&s->dev, *bus, msg, msglen) == 0)
+		return 0;
+	if (!s->a->clear || cfg[PT_REG_MAGIC / 4] != PT_MAGIC ||
+	    cfg[PT_REG_VERSION / 4] >> 16 != PT_VERSION_MAJOR)
+		return -1;
+	msg[0] = '\0';
+	return 0;
+}
+
+/* The readings, and the header of the recording that explains it. */
+static int prepare_readings(struct session *s, int argc, char **argv, char *msg, size_t msglen)
+{
+	unsigned entries = s->dev.layout.entries;
+
+	if (pt_reading_init(&s->first, entries) < 0 || pt_reading_init(&s->second, entries) < 0 ||
+	    pt_reading_init(&s->diff, entries) < 0) {
+		snprintf(msg, msglen, "out of memory");
+		return -1;
+	}
+	if (s->rec.f) {
+		char *cmd = command_line(argc, argv);
+		int rc = pt_render_regs_header(s->rec.f, PT_VERSION_STRING, cmd ? cmd : PROG,
+					       s->dev.bus->device);
+
+		free(cmd);
+		if (rc < 0) {
+			snprintf(msg, msglen, "--record %s: write error", s->a->record);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct session s;
 	struct args a;
 	char msg[MSG_LEN] = "";
 	struct pt_bus *bus = NULL;
-	int status;
+	int status = EXIT_RUNTIME;
 
 	parse_args(argc, argv, &a);
 	memset(&s, 0, sizeof(s));
 	s.a = &a;
-	if (a.interval < 0)
-		fprintf(stderr,
-			PROG ": warning: -t %g is negative; showing the totals since the last "
-			     "clear, as -t 0 does\n",
-			a.interval);
-
 	if (a.record && recorder_open(&s.rec, a.record, msg, sizeof(msg)) < 0) {
 		fprintf(stderr, PROG ": %s\n", msg);
 		return EXIT_USAGE;
 	}
 	install_handlers();
 
-	status = EXIT_RUNTIME;
-	if (pt_bus_open(a.device, a.index, &bus, msg, sizeof(msg)) < 0)
+	if (open_component(&s, &bus, msg, sizeof(msg)) < 0)
 		goto out;
-	if (pt_dev_init(&s.dev, bus, msg, sizeof(msg)) < 0) {
-		/* Clearing needs no layout: like upstream, -c only insists on
-		 * the magic and the major version (checked first, so any other
-		 * complaint means those two were right). */
-		const uint32_t *cfg = s.dev.layout.cfg;
-
-		if (!a.clear || cfg[PT_REG_MAGIC / 4] != PT_MAGIC ||
-		    cfg[PT_REG_VERSION / 4] >> 16 != PT_VERSION_MAJOR)
-			goto out;
-		msg[0] = '\0';
-	}
 	if (a.clear) {
-		if (pt_dev_clear(&s.dev, msg, sizeof(msg)) < 0)
-			goto out;
-		status = print_whole("Counters cleared.\n", 18, msg, sizeof(msg)) < 0 ? EXIT_RUNTIME
-										  : 0;
+		if (pt_dev_clear(&s.dev, msg, sizeof(msg)) == 0)
+			status = print_whole("Counters cleared.\n", 18, msg, sizeof(msg)) < 0
+					 ? EXIT_RUNTIME
+					 : 0;
 		goto out;
 	}
-	if (pt_reading_init(&s.first, s.dev.layout.entries) < 0 ||
-	    pt_reading_init(&s.second, s.dev.layout.entries) < 0 ||
-	    pt_reading_init(&s.diff, s.dev.layout.entries) < 0) {
-		snprintf(msg, sizeof(msg), "out of memory");
-		goto out;
-	}
-	if (s.rec.f) {
-		char *cmd = command_line(argc, argv);
-		int rc = pt_render_regs_header(s.rec.f, PT_VERSION_STRING, cmd ? cmd : PROG,
-					       bus->device);
-
-		free(cmd);
-		if (rc < 0) {
-			snprintf(msg, sizeof(msg), "--record %s: write error", a.record);
-			goto out;
-		}
-	}
-	status = run(&s, msg, sizeof(msg));
+	if (prepare_readings(&s, argc, argv, msg, sizeof(msg)) == 0)
+		status = run(&s, msg, sizeof(msg));
 out:
 	if (a.record) {
 		char rmsg[MSG_LEN] = "";
@@ -680,5 +688,12 @@ out:
 	pt_bus_close(bus);
 	if (status != 0 && msg[0])
 		fprintf(stderr, PROG ": %s\n", msg);
+	/* After the report, and never beside an error: a failed run
+	 * says one thing only. */
+	if (status == 0 && !a.clear && a.interval < 0)
+		fprintf(stderr,
+			PROG ": warning: -t %g is negative; showed the totals since the last "
+			     "clear, as -t 0 does\n",
+			a.interval);
 	return status;
 }
