@@ -265,12 +265,122 @@ static unsigned tokenize(const char *s, size_t len, const char *tok[3], size_t t
 	return n;
 }
 
+/* The tokens of one line: at most 3 are kept (3 means "3 or more"). */
+struct line {
+	const char *s; /* the whole line, comment and surrounding blanks removed */
+	size_t len;
+	const char *tok[3];
+	size_t tlen[3];
+	unsigned n;
+};
+
+static int parse_magic_line(struct parser *ps, const struct line *ln)
+{
+	char b1[200];
+
+	if (ln->n == 0)
+		return perr(ps, "the first line must be '" IMG_MAGIC_WORD " " IMG_FORMAT_VERSION
+			    "' (found an empty line)");
+	if (ln->n == 2 && ln->tlen[0] == strlen(IMG_MAGIC_WORD) &&
+	    memcmp(ln->tok[0], IMG_MAGIC_WORD, ln->tlen[0]) == 0) {
+		if (ln->tlen[1] == 1 && ln->tok[1][0] == '1')
+			return 0;
+		return perr(ps, "unsupported format version '%s' (this reader knows version "
+			    IMG_FORMAT_VERSION ")",
+			    shown(ln->tok[1], ln->tlen[1], b1, sizeof(b1)));
+	}
+	return perr(ps, "not a register image: the first line must be '" IMG_MAGIC_WORD
+		    " " IMG_FORMAT_VERSION "', found '%s'",
+		    shown(ln->s, ln->len, b1, sizeof(b1)));
+}
+
+static int parse_snapshot_line(struct parser *ps, const struct line *ln)
+{
+	struct img_priv *p = ps->p;
+	char b1[200];
+	double t;
+	int rc;
+
+	if (ln->tlen[0] != 9 || memcmp(ln->tok[0], "@snapshot", 9) != 0)
+		return perr(ps, "unknown directive '%s' (only @snapshot exists)",
+			    shown(ln->tok[0], ln->tlen[0], b1, sizeof(b1)));
+	if (ln->n != 2)
+		return perr(ps, "@snapshot takes one value, the time in seconds (%s)",
+			    ln->n < 2 ? "missing" : "extra field");
+	rc = parse_seconds(ln->tok[1], ln->tlen[1], &t);
+	if (rc == -1)
+		return perr(ps, "bad time '%s' after @snapshot (expected decimal seconds "
+			    "such as 12 or 12.345, no sign, no exponent)",
+			    shown(ln->tok[1], ln->tlen[1], b1, sizeof(b1)));
+	if (rc == -ENOMEM)
+		return perr(ps, "out of memory");
+	if (rc < 0)
+		return perr(ps, "time '%s' after @snapshot is out of range",
+			    shown(ln->tok[1], ln->tlen[1], b1, sizeof(b1)));
+	if (p->nimages > 0 && t < p->images[p->nimages - 1].time)
+		return perr(ps,
+			    "@snapshot %s is earlier than the image before it (line %u); "
+			    "times must not decrease",
+			    shown(ln->tok[1], ln->tlen[1], b1, sizeof(b1)),
+			    p->images[p->nimages - 1].line);
+	end_image(ps);
+	if (push_image(p, t, ps->line) < 0)
+		return perr(ps, "out of memory");
+	return 0;
+}
+
+/* The line of the first occurrence of off in the current image. */
+static unsigned first_line_of(const struct img_priv *p, uint32_t off)
+{
+	for (size_t i = p->images[p->nimages - 1].first; i < p->nregs; i++)
+		if (p->regs[i].off == off)
+			return p->regs[i].line;
+	return 0;
+}
+
+static int parse_reg_line(struct parser *ps, const struct line *ln)
+{
+	struct img_priv *p = ps->p;
+	char b1[200];
+	uint32_t off, val;
+	int rc;
+
+	if (ln->n != 2)
+		return perr(ps, "expected 'OFFSET VALUE' (two hex numbers), found %s field%s",
+			    ln->n < 2 ? "one" : "more than two", ln->n < 2 ? "" : "s");
+	rc = parse_hex(ln->tok[0], ln->tlen[0], &off);
+	if (rc == -1)
+		return perr(ps, "bad offset '%s' (expected a hex number such as 0x8000)",
+			    shown(ln->tok[0], ln->tlen[0], b1, sizeof(b1)));
+	if (rc == -2)
+		return perr(ps, "offset '%s' has more than 8 hex digits",
+			    shown(ln->tok[0], ln->tlen[0], b1, sizeof(b1)));
+	rc = parse_hex(ln->tok[1], ln->tlen[1], &val);
+	if (rc == -1)
+		return perr(ps, "bad value '%s' (expected a hex number such as 0x0000002A)",
+			    shown(ln->tok[1], ln->tlen[1], b1, sizeof(b1)));
+	if (rc == -2)
+		return perr(ps, "value '%s' does not fit in 32 bits (more than 8 hex digits)",
+			    shown(ln->tok[1], ln->tlen[1], b1, sizeof(b1)));
+	if (off % 4u != 0)
+		return perr(ps, "offset 0x%04X is not a multiple of 4", (unsigned)off);
+	if (off > PT_COMP_SPAN - 4u)
+		return perr(ps, "offset 0x%X is outside the component (0x0000..0x%04X)",
+			    (unsigned)off, PT_COMP_SPAN - 4u);
+	if (p->nimages == 0)
+		return perr(ps, "register line before the first @snapshot line");
+	if (ps->seen[off / 256u] >> (off / 4u % 64u) & 1u)
+		return perr(ps, "offset 0x%04X appears twice in one image (first on line %u)",
+			    (unsigned)off, first_line_of(p, off));
+	ps->seen[off / 256u] |= UINT64_C(1) << (off / 4u % 64u);
+	if (push_reg(p, off, val, ps->line) < 0)
+		return perr(ps, "out of memory");
+	return 0;
+}
+
 static int parse_line(struct parser *ps, const char *s, size_t len)
 {
-	const char *tok[3] = { 0 };
-	size_t tlen[3] = { 0 };
-	char b1[200];
-	unsigned n;
+	struct line ln = { .s = s, .len = len };
 
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
@@ -278,103 +388,14 @@ static int parse_line(struct parser *ps, const char *s, size_t len)
 		if (!is_blank((char)c) && (c < 0x20 || c >= 0x7F))
 			return perr(ps, "invalid character 0x%02X (the file must be ASCII text)", c);
 	}
-	n = tokenize(s, len, tok, tlen);
-
-	if (ps->line == 1) {
-		if (n == 0)
-			return perr(ps, "the first line must be '" IMG_MAGIC_WORD " " IMG_FORMAT_VERSION
-				    "' (found an empty line)");
-		if (n == 2 && tlen[0] == strlen(IMG_MAGIC_WORD) &&
-		    memcmp(tok[0], IMG_MAGIC_WORD, tlen[0]) == 0) {
-			if (tlen[1] == 1 && tok[1][0] == '1')
-				return 0;
-			return perr(ps, "unsupported format version '%s' (this reader knows version "
-				    IMG_FORMAT_VERSION ")",
-				    shown(tok[1], tlen[1], b1, sizeof(b1)));
-		}
-		return perr(ps, "not a register image: the first line must be '" IMG_MAGIC_WORD
-			    " " IMG_FORMAT_VERSION "', found '%s'",
-			    shown(s, len, b1, sizeof(b1)));
-	}
-	if (n == 0)
+	ln.n = tokenize(s, len, ln.tok, ln.tlen);
+	if (ps->line == 1)
+		return parse_magic_line(ps, &ln);
+	if (ln.n == 0)
 		return 0;
-
-	if (tok[0][0] == '@') {
-		double t;
-		int rc;
-		struct img_priv *p = ps->p;
-
-		if (tlen[0] != 9 || memcmp(tok[0], "@snapshot", 9) != 0)
-			return perr(ps, "unknown directive '%s' (only @snapshot exists)",
-				    shown(tok[0], tlen[0], b1, sizeof(b1)));
-		if (n != 2)
-			return perr(ps, "@snapshot takes one value, the time in seconds (%s)",
-				    n < 2 ? "missing" : "extra field");
-		rc = parse_seconds(tok[1], tlen[1], &t);
-		if (rc == -1)
-			return perr(ps, "bad time '%s' after @snapshot (expected decimal seconds "
-				    "such as 12 or 12.345, no sign, no exponent)",
-				    shown(tok[1], tlen[1], b1, sizeof(b1)));
-		if (rc == -ENOMEM)
-			return perr(ps, "out of memory");
-		if (rc < 0)
-			return perr(ps, "time '%s' after @snapshot is out of range",
-				    shown(tok[1], tlen[1], b1, sizeof(b1)));
-		if (p->nimages > 0 && t < p->images[p->nimages - 1].time)
-			return perr(ps,
-				    "@snapshot %s is earlier than the image before it (line %u); "
-				    "times must not decrease",
-				    shown(tok[1], tlen[1], b1, sizeof(b1)),
-				    p->images[p->nimages - 1].line);
-		end_image(ps);
-		if (push_image(p, t, ps->line) < 0)
-			return perr(ps, "out of memory");
-		return 0;
-	}
-
-	{
-		uint32_t off, val;
-		int rc;
-		struct img_priv *p = ps->p;
-
-		if (n != 2)
-			return perr(ps, "expected 'OFFSET VALUE' (two hex numbers), found %s field%s",
-				    n < 2 ? "one" : "more than two", n < 2 ? "" : "s");
-		rc = parse_hex(tok[0], tlen[0], &off);
-		if (rc == -1)
-			return perr(ps, "bad offset '%s' (expected a hex number such as 0x8000)",
-				    shown(tok[0], tlen[0], b1, sizeof(b1)));
-		if (rc == -2)
-			return perr(ps, "offset '%s' has more than 8 hex digits",
-				    shown(tok[0], tlen[0], b1, sizeof(b1)));
-		rc = parse_hex(tok[1], tlen[1], &val);
-		if (rc == -1)
-			return perr(ps, "bad value '%s' (expected a hex number such as 0x0000002A)",
-				    shown(tok[1], tlen[1], b1, sizeof(b1)));
-		if (rc == -2)
-			return perr(ps, "value '%s' does not fit in 32 bits (more than 8 hex digits)",
-				    shown(tok[1], tlen[1], b1, sizeof(b1)));
-		if (off % 4u != 0)
-			return perr(ps, "offset 0x%04X is not a multiple of 4", (unsigned)off);
-		if (off > PT_COMP_SPAN - 4u)
-			return perr(ps, "offset 0x%X is outside the component (0x0000..0x%04X)",
-				    (unsigned)off, PT_COMP_SPAN - 4u);
-		if (p->nimages == 0)
-			return perr(ps, "register line before the first @snapshot line");
-		if (ps->seen[off / 256u] >> (off / 4u % 64u) & 1u) {
-			unsigned first = 0;
-
-			for (size_t i = p->images[p->nimages - 1].first; i < p->nregs; i++)
-				if (p->regs[i].off == off)
-					first = p->regs[i].line;
-			return perr(ps, "offset 0x%04X appears twice in one image (first on line %u)",
-				    (unsigned)off, first);
-		}
-		ps->seen[off / 256u] |= UINT64_C(1) << (off / 4u % 64u);
-		if (push_reg(p, off, val, ps->line) < 0)
-			return perr(ps, "out of memory");
-		return 0;
-	}
+	if (ln.tok[0][0] == '@')
+		return parse_snapshot_line(ps, &ln);
+	return parse_reg_line(ps, &ln);
 }
 
 static void priv_free(struct img_priv *p)
