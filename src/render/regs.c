@@ -52,33 +52,7 @@ static int format_seconds(double t, char *buf, size_t len)
 	char d[24];
 	int e;
 	pt_render_shortest(t, d, &e);
-	int n = (int)strlen(d);
-	struct pt_sbuf s;
-	pt_sbuf_init(&s);
-	if (e < 0) {
-		pt_sbuf_add(&s, "0.");
-		for (int i = 0; i < -e - 1; i++)
-			pt_sbuf_add(&s, "0");
-		pt_sbuf_add(&s, d);
-	} else if (n <= e + 1) {
-		pt_sbuf_add(&s, d);
-		for (int i = 0; i < e + 1 - n; i++)
-			pt_sbuf_add(&s, "0");
-		pt_sbuf_add(&s, ".0");
-	} else {
-		pt_sbuf_addn(&s, d, (size_t)e + 1);
-		pt_sbuf_add(&s, ".");
-		pt_sbuf_add(&s, d + e + 1);
-	}
-	int rc = 0;
-	if (s.failed)
-		rc = -ENOMEM;
-	else if (s.len + 1 > len)
-		rc = -ERANGE;
-	else
-		memcpy(buf, s.p, s.len + 1);
-	pt_sbuf_free(&s);
-	return rc;
+	return pt_render_plain_decimal(buf, len, d, e);
 }
 
 /* A comment naming counter i, built from the layout's own index helpers. */

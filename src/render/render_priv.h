@@ -47,6 +47,9 @@ void pt_render_pct(char *buf, size_t len, unsigned __int128 part, unsigned __int
  * exponent of the first digit (v = d.ddd x 10^exp10).
  */
 void pt_render_shortest(double v, char digits[24], int *exp10);
+/* Those digits in plain decimal with at least one digit after the point
+ * ("0.0001", "12.5", "3.0", "1200.0"); -ERANGE when buf is too short. */
+int pt_render_plain_decimal(char *buf, size_t len, const char *digits, int exp10);
 
 /*
  * A table in tabulate's "simple" (with headers) or "plain" (headers NULL)

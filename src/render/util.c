@@ -229,6 +229,36 @@ void pt_render_shortest(double v, char digits[24], int *exp10)
 	}
 }
 
+static void put(char *buf, size_t len, size_t *o, char c)
+{
+	if (*o + 1 < len)
+		buf[*o] = c;
+	(*o)++;
+}
+
+int pt_render_plain_decimal(char *buf, size_t len, const char *digits, int exp10)
+{
+	size_t n = strlen(digits), o = 0;
+
+	if (len == 0)
+		return -ERANGE;
+	/* the integer part: the digits before the point, zeros past them */
+	if (exp10 < 0)
+		put(buf, len, &o, '0');
+	for (int i = 0; i <= exp10; i++)
+		put(buf, len, &o, (size_t)i < n ? digits[i] : '0');
+	put(buf, len, &o, '.');
+	/* the fraction: the digits after the point, never empty */
+	for (int i = exp10 + 1; i < 0; i++)
+		put(buf, len, &o, '0');
+	for (size_t i = exp10 < 0 ? 0 : (size_t)exp10 + 1; i < n; i++)
+		put(buf, len, &o, digits[i]);
+	if (exp10 >= 0 && (size_t)exp10 + 1 >= n)
+		put(buf, len, &o, '0');
+	buf[o < len ? o : len - 1] = '\0';
+	return o < len ? 0 : -ERANGE;
+}
+
 void pt_render_float_repr(double v, char *buf, size_t len)
 {
 	if (!buf || len == 0)
@@ -252,12 +282,8 @@ void pt_render_float_repr(double v, char *buf, size_t len)
 	int n = (int)strlen(d);
 	char out[400];
 	if (e >= -4 && e < 16) {
-		if (e < 0)
-			snprintf(out, sizeof out, "%s0.%.*s%s", sign, -e - 1, "000", d);
-		else if (n <= e + 1)
-			snprintf(out, sizeof out, "%s%s%.*s.0", sign, d, e + 1 - n, "0000000000000000");
-		else
-			snprintf(out, sizeof out, "%s%.*s.%s", sign, e + 1, d, d + e + 1);
+		snprintf(out, sizeof out, "%s", sign);
+		pt_render_plain_decimal(out + strlen(out), sizeof out - strlen(out), d, e);
 	} else {
 		if (n == 1)
 			snprintf(out, sizeof out, "%s%se%c%02d", sign, d, e < 0 ? '-' : '+', abs(e));

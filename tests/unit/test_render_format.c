@@ -386,6 +386,31 @@ static void test_float_repr_roundtrip(void **state)
 	}
 }
 
+/* Digits and exponent placed in plain decimal, as repr's fixed notation
+ * and the @snapshot times of a recording need them. */
+static void test_plain_decimal(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *d;
+		int e;
+		const char *want;
+	} t[] = {
+		{ "1", 0, "1.0" },        { "1", -4, "0.0001" },      { "125", 1, "12.5" },
+		{ "12", 3, "1200.0" },    { "3", -1, "0.3" },          { "123", 2, "123.0" },
+		{ "1", 20, "100000000000000000000.0" },                { "5", -20, "0.00000000000000000005" },
+	};
+	char b[64];
+
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+		assert_int_equal(pt_render_plain_decimal(b, sizeof b, t[i].d, t[i].e), 0);
+		assert_string_equal(b, t[i].want);
+	}
+	/* too short: cut, terminated, and said so */
+	assert_int_equal(pt_render_plain_decimal(b, 4, "12", 3), -ERANGE);
+	assert_string_equal(b, "120");
+}
+
 /* ---- tables ---------------------------------------------------------------- */
 
 static void test_table_simple(void **state)
@@ -1195,6 +1220,7 @@ int main(void)
 		cmocka_unit_test(test_div_exact),
 		cmocka_unit_test(test_float_repr),
 		cmocka_unit_test(test_float_repr_roundtrip),
+		cmocka_unit_test(test_plain_decimal),
 		cmocka_unit_test(test_table_simple),
 		cmocka_unit_test(test_table_plain),
 		cmocka_unit_test(test_text_example),
