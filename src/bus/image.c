@@ -338,30 +338,38 @@ static unsigned first_line_of(const struct img_priv *p, uint32_t off)
 	return 0;
 }
 
+/* Token i of a register line as HEX; what names it in a message. */
+static int hex_field(struct parser *ps, const struct line *ln, unsigned i, const char *what,
+		     const char *example, uint32_t *out)
+{
+	char b1[200];
+
+	switch (parse_hex(ln->tok[i], ln->tlen[i], out)) {
+	case 0:
+		return 0;
+	case -1:
+		return perr(ps, "bad %s '%s' (expected a hex number such as %s)", what,
+			    shown(ln->tok[i], ln->tlen[i], b1, sizeof(b1)), example);
+	default:
+		return perr(ps, "%s '%s' does not fit in 32 bits (more than 8 hex digits)", what,
+			    shown(ln->tok[i], ln->tlen[i], b1, sizeof(b1)));
+	}
+}
+
 static int parse_reg_line(struct parser *ps, const struct line *ln)
 {
 	struct img_priv *p = ps->p;
-	char b1[200];
 	uint32_t off, val;
 	int rc;
 
 	if (ln->n != 2)
 		return perr(ps, "expected 'OFFSET VALUE' (two hex numbers), found %s field%s",
 			    ln->n < 2 ? "one" : "more than two", ln->n < 2 ? "" : "s");
-	rc = parse_hex(ln->tok[0], ln->tlen[0], &off);
-	if (rc == -1)
-		return perr(ps, "bad offset '%s' (expected a hex number such as 0x8000)",
-			    shown(ln->tok[0], ln->tlen[0], b1, sizeof(b1)));
-	if (rc == -2)
-		return perr(ps, "offset '%s' has more than 8 hex digits",
-			    shown(ln->tok[0], ln->tlen[0], b1, sizeof(b1)));
-	rc = parse_hex(ln->tok[1], ln->tlen[1], &val);
-	if (rc == -1)
-		return perr(ps, "bad value '%s' (expected a hex number such as 0x0000002A)",
-			    shown(ln->tok[1], ln->tlen[1], b1, sizeof(b1)));
-	if (rc == -2)
-		return perr(ps, "value '%s' does not fit in 32 bits (more than 8 hex digits)",
-			    shown(ln->tok[1], ln->tlen[1], b1, sizeof(b1)));
+	rc = hex_field(ps, ln, 0, "offset", "0x8000", &off);
+	if (rc == 0)
+		rc = hex_field(ps, ln, 1, "value", "0x0000002A", &val);
+	if (rc < 0)
+		return rc;
 	if (off % 4u != 0)
 		return perr(ps, "offset 0x%04X is not a multiple of 4", (unsigned)off);
 	if (off > PT_COMP_SPAN - 4u)

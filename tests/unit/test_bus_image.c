@@ -168,7 +168,8 @@ static void test_register_line(void **state)
 	expect_error(HDR "@snapshot 1\n0x0002 0x1\n", 3, "offset 0x0002 is not a multiple of 4");
 	expect_error(HDR "@snapshot 1\n0x10000 0x1\n", 3, "outside the component");
 	expect_error(HDR "@snapshot 1\n0xFFFFFFFC 0x1\n", 3, "outside the component");
-	expect_error(HDR "@snapshot 1\n0x000000000 0x1\n", 3, "more than 8 hex digits");
+	expect_error(HDR "@snapshot 1\n0x000000000 0x1\n", 3,
+		     "offset '0x000000000' does not fit in 32 bits (more than 8 hex digits)");
 	expect_error(HDR "@snapshot 1\n0x0 0x100000000\n", 3, "does not fit in 32 bits");
 	expect_error(HDR "@snapshot 1\n0x0 0x000000001\n", 3, "does not fit in 32 bits");
 	expect_error(HDR "@snapshot 1\n0x0 0x\n", 3, "bad value '0x'");
