@@ -144,6 +144,9 @@ struct port {
 	struct pte_mvb upv, downv;
 	struct fq afifo;           /* completions towards the port */
 	uint64_t af_words, af_hdrs, af_regions; /* in the FIFOs towards the port */
+	/* what the DMA side takes in a slice: data regions, headers, data
+	 * words (push_progress; for slice cap_slice, 0 = none yet) */
+	uint64_t cap_reg, cap_hdr, cap_words, cap_slice;
 	double ready_carry, hdr_carry;
 };
 
@@ -170,6 +173,9 @@ struct ep {
 	uint64_t down_both;        /* cycles of this slice with both of them */
 	uint64_t held_from;
 	uint64_t slice_len;
+	uint64_t slice_no;          /* slices begun, from 1 */
+	uint32_t pp_bytes;          /* push_progress: last completion size and its */
+	uint64_t pp_w, pp_reg, pp_rcw; /* DOWN words, DOWN regions, RC words */
 	unsigned cplh_used;
 	struct ent *pool;
 	unsigned *freel, nfree;
@@ -797,42 +803,58 @@ static void push_progress(struct ep *e, uint64_t t)
 	while (e->st.n && e->push_done < allowed) {
 		struct frun *f = &e->st.q[e->st.head];
 		struct port *pt = &e->port[f->port];
-		double rho = e->cfg->port[f->port].down_ready;
-		double rhoh = e->cfg->port[f->port].down_hdr_ready;
-		uint64_t w = cdiv32(f->bytes, e->dn_word);
-		uint64_t reg = (items_of(e, f->bytes) + e->N_dn - 1) / e->N_dn;
-		/* frames the next slice takes: by data (regions) and by headers */
-		double fr_reg = pt->af_hdrs ? (double)pt->af_regions / (double)pt->af_hdrs : (double)reg;
-		double fr_w = pt->af_hdrs ? (double)pt->af_words / (double)pt->af_hdrs : (double)w;
-		double frames = (double)e->push_d_next * rho * e->R_dn / fr_reg;
-		double frames_h = (double)e->push_d_next * rhoh * e->R_dn;
-		if (frames_h < frames)
-			frames = frames_h;
-		uint64_t drain = (uint64_t)((double)e->push_d_next * rho);
-		if ((double)drain > frames * fr_w)
-			drain = (uint64_t)(frames * fr_w);
-		uint64_t capw = e->cfg->down_fifo_words + drain;
-		uint64_t caph = e->cfg->down_fifo_headers + (uint64_t)frames;
-		uint64_t roomw = capw > pt->af_words ? capw - pt->af_words : 0;
-		uint64_t roomh = caph > pt->af_hdrs ? caph - pt->af_hdrs : 0;
+		if (f->bytes != e->pp_bytes) { /* sizes repeat: divide once */
+			e->pp_bytes = f->bytes;
+			e->pp_w = cdiv32(f->bytes, e->dn_word);
+			e->pp_reg = (items_of(e, f->bytes) + e->N_dn - 1) / e->N_dn;
+			e->pp_rcw = cdiv32(f->bytes, e->rc_word);
+		}
+		const uint64_t w = e->pp_w, reg = e->pp_reg;
 		uint64_t k = f->count;
-		if (k > roomw / w)
-			k = roomw / w;
-		if (k > roomh)
-			k = roomh;
 		uint64_t kb = (allowed - e->push_done) / f->bytes + 1;
 		if (k > kb)
 			k = kb;
-		if (k == 0) {
-			e->push_held = (roomw < w ? 1 << 4 : 0) | (roomh == 0 ? 1 << 5 : 0);
-			e->held_from = t;
-			break;
+		if (pt->af_words + k * w > e->cfg->down_fifo_words ||
+		    pt->af_hdrs + k > e->cfg->down_fifo_headers) {
+			/* near full: what the DMA side takes in the next slice
+			 * decides (below the FIFO sizes it never does) */
+			if (pt->cap_slice != e->slice_no) {
+				/* regions of data, headers, words of data */
+				double dn = (double)e->push_d_next;
+				pt->cap_reg = (uint64_t)(dn * e->cfg->port[f->port].down_ready * e->R_dn);
+				pt->cap_hdr =
+					(uint64_t)(dn * e->cfg->port[f->port].down_hdr_ready * e->R_dn);
+				pt->cap_words = (uint64_t)(dn * e->cfg->port[f->port].down_ready);
+				pt->cap_slice = e->slice_no;
+			}
+			/* frames the next slice takes: by data (at the mean regions
+			 * per frame of what the FIFO holds) and by headers */
+			uint64_t frames = pt->af_hdrs && pt->af_regions
+						  ? pt->cap_reg * pt->af_hdrs / pt->af_regions
+						  : pt->cap_reg / (reg ? reg : 1);
+			if (frames > pt->cap_hdr)
+				frames = pt->cap_hdr;
+			uint64_t fw = pt->af_hdrs ? frames * pt->af_words / pt->af_hdrs : frames * w;
+			uint64_t drain = pt->cap_words < fw ? pt->cap_words : fw;
+			uint64_t capw = e->cfg->down_fifo_words + drain;
+			uint64_t caph = e->cfg->down_fifo_headers + frames;
+			uint64_t roomw = capw > pt->af_words ? capw - pt->af_words : 0;
+			uint64_t roomh = caph > pt->af_hdrs ? caph - pt->af_hdrs : 0;
+			if (k > roomw / w)
+				k = roomw / w;
+			if (k > roomh)
+				k = roomh;
+			if (k == 0) {
+				e->push_held = (roomw < w ? 1 << 4 : 0) | (roomh == 0 ? 1 << 5 : 0);
+				e->held_from = t;
+				break;
+			}
 		}
 		fq_push(&pt->afifo, f->port, f->bytes, k);
 		pt->af_words += k * w;
 		pt->af_regions += k * reg;
 		pt->af_hdrs += k;
-		uint64_t sw = k * cdiv32(f->bytes, e->rc_word);
+		uint64_t sw = k * e->pp_rcw;
 		e->stored -= sw < e->stored ? sw : e->stored;
 		e->push_done += k * f->bytes;
 		moved = 1;
@@ -1448,6 +1470,7 @@ static void pcie_slice(struct pte_card *c, struct ep *e, uint64_t S, uint64_t d_
 	e->push_d_next = d_next;
 	e->push_held = 0;
 	e->slice_len = S;
+	e->slice_no++;
 	pte_mfb_begin(&e->rq, S);
 	pte_mfb_begin(&e->rc, S);
 	lvl_begin(&e->tagl);
