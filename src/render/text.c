@@ -107,84 +107,100 @@ static int write_link(const struct ctx *c, unsigned ep)
 	return rc;
 }
 
-static int write_bus_table(const struct ctx *c, unsigned ep)
+/* The cells of one row of the bus table.  A share is at most 100 * 2^72
+ * (< 30 characters); a rate over a tiny interval can have all 309 digits
+ * of a large double. */
+struct bus_row {
+	char name[64], used[32], wpct[32], stall[32], mvbstall[32], gbps[400], mpps[400],
+		rd[32], avg[400];
+	struct pt_sbuf regions; /* "22.3 16.1": each real region's share */
+};
+
+/* The per-region list; returns the sum of the region counters. */
+static u128 region_cells(const struct ctx *c, unsigned ep, unsigned b, uint64_t cycles,
+			 struct pt_sbuf *out)
+{
+	unsigned nreg = pt_layout_bus_real_regions(c->l, b);
+	u128 sum = 0;
+
+	pt_sbuf_reset(out);
+	for (unsigned r = 0; r < nreg; r++) {
+		uint64_t v = cnt(c, pt_idx_bus(c->l, ep, b, PT_F_REGION0 + r));
+
+		sum += v;
+		if (r)
+			pt_sbuf_add(out, " ");
+		if (cycles != 0)
+			pt_sbuf_addf(out, "%.1f", (100.0 * (double)v) / (double)cycles);
+		else
+			pt_sbuf_add(out, "-");
+	}
+	return sum;
+}
+
+static void bus_cells(const struct ctx *c, unsigned ep, unsigned b, struct bus_row *row)
 {
 	const struct pt_layout *l = c->l;
-	uint64_t pcie_cycles = cnt(c, pt_idx_pcie_cycles(l, ep));
-	uint64_t dma_cycles = cnt(c, pt_idx_dma_cycles(l, ep));
+	enum pt_bus_kind kind = pt_layout_bus_kind(l, b);
+	bool has_mvb = kind == PT_BUS_UP || kind == PT_BUS_DOWN; /* RQ, RC: headers inline */
+	uint64_t cycles = cnt(c, has_mvb ? pt_idx_dma_cycles(l, ep) : pt_idx_pcie_cycles(l, ep));
+	uint64_t trans = cnt(c, pt_idx_bus(l, ep, b, PT_F_TRANSACTIONS));
+	uint64_t mvb = cnt(c, pt_idx_bus(l, ep, b, PT_F_MVB));
+	u128 bytes = (u128)cnt(c, pt_idx_bus(l, ep, b, PT_F_ITEMS)) * l->item_bytes;
+	u128 sum = region_cells(c, ep, b, cycles, &row->regions);
+
+	pt_layout_bus_name(l, b, row->name, sizeof row->name);
+	pt_render_pct(row->used, sizeof row->used, sum,
+		      (u128)cycles * pt_layout_bus_real_regions(l, b));
+	pt_render_pct(row->wpct, sizeof row->wpct, cnt(c, pt_idx_bus(l, ep, b, PT_F_WORDS)), cycles);
+	pt_render_pct(row->stall, sizeof row->stall,
+		      cnt(c, pt_idx_bus(l, ep, b, PT_F_BACKPRESSURE)), cycles);
+	if (has_mvb)
+		pt_render_pct(row->mvbstall, sizeof row->mvbstall,
+			      cnt(c, pt_idx_bus(l, ep, b, PT_F_MVB_BACKPRESSURE)), cycles);
+	else
+		snprintf(row->mvbstall, sizeof row->mvbstall, "%s", PT_RENDER_DASH);
+	if (c->seconds_set) {
+		snprintf(row->gbps, sizeof row->gbps, "%.2f",
+			 pt_render_u128_to_double(bytes * 8u) / c->seconds / 1e9);
+		snprintf(row->mpps, sizeof row->mpps, "%.3f",
+			 (double)(has_mvb ? mvb : trans) / c->seconds / 1e6);
+	} else {
+		row->gbps[0] = row->mpps[0] = '\0';
+	}
+	/* the requests without payload: only UP carries reads and writes */
+	if (kind == PT_BUS_UP)
+		pt_render_pct(row->rd, sizeof row->rd, mvb > trans ? mvb - trans : 0, mvb);
+	else
+		snprintf(row->rd, sizeof row->rd, "%s", PT_RENDER_DASH);
+	if (trans != 0)
+		snprintf(row->avg, sizeof row->avg, "%.0f", pt_render_div_exact(bytes, trans));
+	else
+		snprintf(row->avg, sizeof row->avg, "-");
+}
+
+static int write_bus_table(const struct ctx *c, unsigned ep)
+{
 	struct pt_table t;
-	struct pt_sbuf regions;
+	struct bus_row row;
+	int rc;
+
 	pt_table_init(&t, BUS_COLS, bus_headers);
-	pt_sbuf_init(&regions);
-
-	for (unsigned b = 0; b < l->buses; b++) {
-		enum pt_bus_kind kind = pt_layout_bus_kind(l, b);
-		bool pcie_clk = kind == PT_BUS_RQ || kind == PT_BUS_RC;
-		bool has_mvb = !pcie_clk;
-		uint64_t cycles = pcie_clk ? pcie_cycles : dma_cycles;
-		uint64_t words = cnt(c, pt_idx_bus(l, ep, b, PT_F_WORDS));
-		uint64_t bp = cnt(c, pt_idx_bus(l, ep, b, PT_F_BACKPRESSURE));
-		uint64_t trans = cnt(c, pt_idx_bus(l, ep, b, PT_F_TRANSACTIONS));
-		uint64_t mvb = cnt(c, pt_idx_bus(l, ep, b, PT_F_MVB));
-		uint64_t mvb_bp = cnt(c, pt_idx_bus(l, ep, b, PT_F_MVB_BACKPRESSURE));
-		uint64_t items = cnt(c, pt_idx_bus(l, ep, b, PT_F_ITEMS));
-		unsigned nreg = pt_layout_bus_real_regions(l, b);
-
-		/* A share is at most 100 * 2^72 (< 30 characters); a rate over a
-		 * tiny interval can have all 309 digits of a large double. */
-		char name[64], used[32], wpct[32], stall[32], mvbstall[32], gbps[400], mpps[400],
-			rd[32], avg[400];
-		pt_layout_bus_name(l, b, name, sizeof name);
-
-		u128 sum = 0;
-		pt_sbuf_reset(&regions);
-		for (unsigned r = 0; r < nreg; r++) {
-			uint64_t v = cnt(c, pt_idx_bus(l, ep, b, PT_F_REGION0 + r));
-			sum += v;
-			if (r)
-				pt_sbuf_add(&regions, " ");
-			if (cycles != 0)
-				pt_sbuf_addf(&regions, "%.1f", (100.0 * (double)v) / (double)cycles);
-			else
-				pt_sbuf_add(&regions, "-");
-		}
-		pt_render_pct(used, sizeof used, sum, (u128)cycles * nreg);
-		pt_render_pct(wpct, sizeof wpct, words, cycles);
-		pt_render_pct(stall, sizeof stall, bp, cycles);
-		if (has_mvb)
-			pt_render_pct(mvbstall, sizeof mvbstall, mvb_bp, cycles);
-		else
-			snprintf(mvbstall, sizeof mvbstall, "%s", PT_RENDER_DASH);
-
-		u128 bytes = (u128)items * l->item_bytes;
-		if (c->seconds_set) {
-			snprintf(gbps, sizeof gbps, "%.2f",
-				 pt_render_u128_to_double(bytes * 8u) / c->seconds / 1e9);
-			snprintf(mpps, sizeof mpps, "%.3f",
-				 (double)(has_mvb ? mvb : trans) / c->seconds / 1e6);
-		} else {
-			gbps[0] = mpps[0] = '\0';
-		}
-		if (kind == PT_BUS_UP)
-			pt_render_pct(rd, sizeof rd, mvb > trans ? mvb - trans : 0, mvb);
-		else
-			snprintf(rd, sizeof rd, "%s", PT_RENDER_DASH);
-		if (trans != 0)
-			snprintf(avg, sizeof avg, "%.0f", pt_render_div_exact(bytes, trans));
-		else
-			snprintf(avg, sizeof avg, "-");
-
-		const char *row[BUS_COLS] = {
-			name, used, wpct, stall, mvbstall, regions.p ? regions.p : "", gbps, mpps, rd, avg,
+	pt_sbuf_init(&row.regions);
+	for (unsigned b = 0; b < c->l->buses; b++) {
+		bus_cells(c, ep, b, &row);
+		const char *cells[BUS_COLS] = {
+			row.name, row.used, row.wpct, row.stall, row.mvbstall,
+			row.regions.p ? row.regions.p : "", row.gbps, row.mpps, row.rd, row.avg,
 		};
-		if (regions.failed)
+		if (row.regions.failed)
 			t.failed = true;
-		pt_table_add_row(&t, row);
+		pt_table_add_row(&t, cells);
 	}
 	fputc('\n', c->out);
-	int rc = pt_table_write(c->out, &t);
+	rc = pt_table_write(c->out, &t);
 	pt_table_free(&t);
-	pt_sbuf_free(&regions);
+	pt_sbuf_free(&row.regions);
 	return rc;
 }
 
