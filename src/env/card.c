@@ -269,6 +269,21 @@ static int reqq_push(struct reqq *q, int write, unsigned port, uint32_t size, ui
 	return 0;
 }
 
+/* The head request has gone out to its end: one request of its run is
+ * consumed.  Returns 1 when it was the last one (the run is popped). */
+static int req_consumed(struct ep *e, struct req *r)
+{
+	r->off = 0;
+	r->count--;
+	r->addr += r->stride;
+	e->ptc.reqs--;
+	e->consumed_reqs++;
+	if (r->count)
+		return 0;
+	reqq_pop(&e->ptc);
+	return 1;
+}
+
 static int fq_init(struct fq *q, unsigned cap)
 {
 	q->q = calloc(cap, sizeof(*q->q));
@@ -1189,15 +1204,8 @@ static void rq_step(struct ep *e, int64_t T0, uint64_t S)
 			} else {
 				r->off += (uint32_t)(k * chunk);
 			}
-			if (r->off >= r->size) {
-				r->off = 0;
-				r->count--;
-				r->addr += r->stride;
-				e->ptc.reqs--;
-				e->consumed_reqs++;
-				if (r->count == 0)
-					reqq_pop(&e->ptc);
-			}
+			if (r->off >= r->size)
+				req_consumed(e, r);
 			r = reqq_head(&e->ptc);
 			trq = pte_mfb_used(&e->rq);
 			now = T0 + (int64_t)trq;
@@ -1362,17 +1370,8 @@ static void rq_step(struct ep *e, int64_t T0, uint64_t S)
 				x->res_words += need_w;
 				tlps++;
 				r->off += chunk;
-				if (r->off >= r->size) {
-					r->off = 0;
-					r->count--;
-					r->addr += r->stride;
-					e->ptc.reqs--;
-					e->consumed_reqs++;
-					if (r->count == 0) {
-						reqq_pop(&e->ptc);
-						break;
-					}
-				}
+				if (r->off >= r->size && req_consumed(e, r))
+					break;
 				if (tlps >= READS_PER_GROUP)
 					break;
 			}
@@ -1393,15 +1392,8 @@ static void rq_step(struct ep *e, int64_t T0, uint64_t S)
 		tr->read_latency_sum_ns += (double)tlps * (double)lat * e->ns_per_cycle;
 		return;
 	}
-	if (r->off >= r->size) {
-		r->off = 0;
-		r->count--;
-		r->addr += r->stride;
-		e->ptc.reqs--;
-		e->consumed_reqs++;
-		if (r->count == 0)
-			reqq_pop(&e->ptc);
-	}
+	if (r->off >= r->size)
+		req_consumed(e, r);
 }
 
 /* BRAKE bits 0-3 (UP stream, one at a time) and 4-5 (DOWN stream) as runs
