@@ -54,7 +54,8 @@ fuzz: $(BUILD_FUZZ)/.built
 bench:
 	@bash scripts/install-deps.sh --bench
 	@cmake -S . -B $(BUILD_BENCH) -DCMAKE_C_COMPILER=gcc -DCMAKE_BUILD_TYPE=Release -DPT_TESTS=OFF >/dev/null
-	@cmake --build $(BUILD_BENCH) -j $(JOBS)
+	@cmake --build $(BUILD_BENCH) -j $(JOBS) >$(BUILD_BENCH)/build.log 2>&1 || \
+		{ cat $(BUILD_BENCH)/build.log; exit 1; }
 	@bash bench/run.sh $(BUILD_BENCH)/bin
 
 clean:
