@@ -4,6 +4,8 @@
 #   make bench   print the performance figures (NAME VALUE UNIT)
 #   make fuzz    run the fuzz targets for longer (FUZZ_SECONDS=60)
 
+MAKEFLAGS    += --no-print-directory
+
 BUILD        ?= build
 BUILD_SAN    ?= build-san
 BUILD_FUZZ   ?= build-fuzz
