@@ -291,19 +291,34 @@ static int fq_init(struct fq *q, unsigned cap)
 	return q->q ? 0 : -ENOMEM;
 }
 
+/*
+ * Double a ring buffer of `n` elements of `size` bytes that starts at
+ * `*head`, copying them to the front of the new buffer (head becomes 0).
+ * Every queue of the card grows this way.
+ */
+static int ring_grow(void **buf, unsigned *cap, unsigned *head, unsigned n, size_t size)
+{
+	unsigned nc = *cap * 2, first = *cap - *head < n ? *cap - *head : n;
+	char *nb = calloc(nc, size);
+
+	if (!nb)
+		return -1;
+	memcpy(nb, (char *)*buf + (size_t)*head * size, (size_t)first * size);
+	memcpy(nb + (size_t)first * size, *buf, (size_t)(n - first) * size);
+	free(*buf);
+	*buf = nb;
+	*cap = nc;
+	*head = 0;
+	return 0;
+}
+
 static int fq_grow(struct fq *q)
 {
-	unsigned nc = q->cap * 2;
-	struct frun *n = calloc(nc, sizeof(*n));
-	if (!n)
-		return -1;
-	for (unsigned i = 0; i < q->n; i++)
-		n[i] = q->q[(q->head + i) % q->cap];
-	free(q->q);
-	q->q = n;
-	q->cap = nc;
-	q->head = 0;
-	return 0;
+	void *b = q->q;
+	int rc = ring_grow(&b, &q->cap, &q->head, q->n, sizeof(*q->q));
+
+	q->q = b;
+	return rc;
 }
 
 static void fq_push(struct fq *q, unsigned port, uint32_t bytes, uint64_t k)
@@ -334,16 +349,11 @@ static int evq_init(struct evq *q, unsigned cap)
 static void evq_push(struct evq *q, int64_t t, uint32_t tags, uint32_t cplh)
 {
 	if (q->n == q->cap) {
-		unsigned nc = q->cap * 2;
-		struct ev *n = calloc(nc, sizeof(*n));
-		if (!n)
+		void *b = q->q;
+
+		if (ring_grow(&b, &q->cap, &q->head, q->n, sizeof(*q->q)))
 			abort(); /* out of memory in the middle of a slice */
-		for (unsigned i = 0; i < q->n; i++)
-			n[i] = q->q[(q->head + i) % q->cap];
-		free(q->q);
-		q->q = n;
-		q->cap = nc;
-		q->head = 0;
+		q->q = b;
 	}
 	struct ev *e = &q->q[(q->head + q->n) % q->cap];
 	e->t = t;
