@@ -551,7 +551,7 @@ static int run(struct session *s, char *msg, size_t msglen)
 			 * fast as it can, which floods the terminal with equal
 			 * reports). */
 			if (pt_bus_wait(s->dev.bus, 1.0) < 0 && !pt_bus_stop_requested()) {
-				snprintf(msg, msglen, "%s", s->dev.bus->msg);
+				snprintf(msg, msglen, "%s", pt_bus_message(s->dev.bus));
 				return EXIT_RUNTIME;
 			}
 		}
@@ -614,8 +614,7 @@ static int open_component(struct session *s, struct pt_bus **bus, char *msg, siz
 		return -1;
 	if (pt_dev_init(&s->dev, *bus, msg, msglen) == 0)
 		return 0;
-	if (!s->a->clear || cfg[PT_REG_MAGIC / 4] != PT_MAGIC ||
-	    cfg[PT_REG_VERSION / 4] >> 16 != PT_VERSION_MAJOR)
+	if (!s->a->clear || pt_layout_identify(cfg, NULL, 0) < 0)
 		return -1;
 	msg[0] = '\0';
 	return 0;
@@ -634,7 +633,7 @@ static int prepare_readings(struct session *s, int argc, char **argv, char *msg,
 	if (s->rec.f) {
 		char *cmd = command_line(argc, argv);
 		int rc = pt_render_regs_header(s->rec.f, PT_VERSION_STRING, cmd ? cmd : PROG,
-					       s->dev.bus->device);
+					       pt_bus_device(s->dev.bus));
 
 		free(cmd);
 		if (rc < 0) {

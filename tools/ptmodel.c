@@ -15,10 +15,7 @@
 #include <string.h>
 
 #include "pcie_telemetry/trace.h"
-
-#ifndef PT_PROJECT_VERSION
-#define PT_PROJECT_VERSION "1.0.0"
-#endif
+#include "pcie_telemetry/version.h"
 
 static const char *prog = "ptmodel";
 
@@ -56,7 +53,7 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		case 'V':
-			printf("%s %s\n", prog, PT_PROJECT_VERSION);
+			printf("%s %s\n", prog, PT_VERSION_STRING);
 			return 0;
 		default:
 			if (optopt)

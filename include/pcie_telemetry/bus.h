@@ -10,8 +10,12 @@
  * wait() and reads CLOCK_MONOTONIC in now(); the simulated card advances
  * simulated time; a register image reports the times it recorded.
  *
+ * This header is for the users of a bus.  A backend implements struct
+ * pt_bus_ops of src/bus/backend.h; pt_bus_open() (library pt_bus_open)
+ * picks one by the prefix of the device string.
+ *
  * Prefix: pt_bus_.  Errors: negative errno values; the message of the last
- * failure is in bus->msg.
+ * failure is pt_bus_message().
  */
 #ifndef PCIE_TELEMETRY_BUS_H
 #define PCIE_TELEMETRY_BUS_H
@@ -23,37 +27,11 @@
 extern "C" {
 #endif
 
+/* Room for any message of a backend (with its NUL). */
 #define PT_BUS_MSG_LEN 512
 
-/* Size of the component's address window. */
-#define PT_COMP_SPAN 0x10000u
-
+/* An open backend; its parts are the backends' business (src/bus/backend.h). */
 struct pt_bus;
-
-struct pt_bus_ops {
-	const char *kind; /* "image", "sim", "pci", "nfb" */
-	int (*read32)(struct pt_bus *b, uint32_t off, uint32_t *val);
-	int (*write32)(struct pt_bus *b, uint32_t off, uint32_t val);
-	/* n consecutive 32-bit words from off (the counter window). */
-	int (*read_block)(struct pt_bus *b, uint32_t off, uint32_t *buf, size_t n);
-	/* The device's clock, in seconds (any origin). */
-	int (*now)(struct pt_bus *b, double *seconds);
-	/* Let the device run for that long (sleep, or simulate). */
-	int (*wait)(struct pt_bus *b, double seconds);
-	/* Release b->priv and whatever the backend holds; pt_bus_close() then
-	 * frees the struct pt_bus itself. */
-	void (*close)(struct pt_bus *b);
-};
-
-struct pt_bus {
-	const struct pt_bus_ops *ops;
-	void *priv;
-	/* Bus transactions issued so far: one per read32/write32 call, one
-	 * per read_block call (a block is one transfer on the real bus). */
-	unsigned long transactions;
-	char device[256];      /* the device string it was opened with */
-	char msg[PT_BUS_MSG_LEN];
-};
 
 /*
  * Open a backend from a device string:
@@ -70,14 +48,26 @@ struct pt_bus {
 int pt_bus_open(const char *device, unsigned index, struct pt_bus **out, char *msg, size_t msglen);
 void pt_bus_close(struct pt_bus *b);
 
-/* Thin wrappers that count transactions and keep errors in b->msg. */
+/* Thin wrappers that count transactions and keep the message of a
+ * failure (pt_bus_message). */
 int pt_bus_read32(struct pt_bus *b, uint32_t off, uint32_t *val);
 int pt_bus_write32(struct pt_bus *b, uint32_t off, uint32_t val);
 int pt_bus_read_block(struct pt_bus *b, uint32_t off, uint32_t *buf, size_t n);
 int pt_bus_now(struct pt_bus *b, double *seconds);
 int pt_bus_wait(struct pt_bus *b, double seconds);
 
-/* Per-backend constructors (used by pt_bus_open, and by tests). */
+/* The device string it was opened with ("image:r.regs", "sim:tx-4K"). */
+const char *pt_bus_device(const struct pt_bus *b);
+/* The message of the last failed call ("" after a call that succeeded). */
+const char *pt_bus_message(const struct pt_bus *b);
+/* Bus transactions issued so far: one per read32/write32 call, one per
+ * read_block call (a block is one transfer on the real bus). */
+unsigned long pt_bus_transactions(const struct pt_bus *b);
+/* The backend: "image", "sim", "pci", "nfb". */
+const char *pt_bus_kind(const struct pt_bus *b);
+
+/* Per-backend constructors (used by pt_bus_open, and by tests).  The
+ * simulated card's is in library pt_bus_sim, which brings the card. */
 int pt_bus_open_image(const char *path, struct pt_bus **out, char *msg, size_t msglen);
 /* The same from a buffer (name is used in messages: "NAME:LINE: ..."). */
 int pt_bus_open_image_mem(const char *name, const void *data, size_t len, struct pt_bus **out,
@@ -100,16 +90,6 @@ int pt_bus_have_nfb(void);
 void pt_bus_request_stop(void);
 int pt_bus_stop_requested(void);
 void pt_bus_clear_stop(void);
-
-/* Helpers for backends. */
-struct pt_bus *pt_bus_alloc(const struct pt_bus_ops *ops, const char *device);
-int pt_bus_fail(struct pt_bus *b, int err, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-/* The clock of a real device: now() is CLOCK_MONOTONIC, wait() sleeps
- * (nothing for a non-positive interval; a stop request ends it early
- * with -EINTR). */
-int pt_bus_realtime_now(struct pt_bus *b, double *seconds);
-int pt_bus_realtime_wait(struct pt_bus *b, double seconds);
 
 #ifdef __cplusplus
 }

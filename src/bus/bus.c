@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "pcie_telemetry/bus.h"
+#include "bus/backend.h"
 
 struct pt_bus *pt_bus_alloc(const struct pt_bus_ops *ops, const char *device)
 {
@@ -101,6 +101,26 @@ int pt_bus_wait(struct pt_bus *b, double seconds)
 	if (!(seconds > 0.0))
 		return 0;
 	return checked(b, b->ops->wait(b, seconds), "wait", 0);
+}
+
+const char *pt_bus_device(const struct pt_bus *b)
+{
+	return b->device;
+}
+
+const char *pt_bus_message(const struct pt_bus *b)
+{
+	return b->msg;
+}
+
+unsigned long pt_bus_transactions(const struct pt_bus *b)
+{
+	return b->transactions;
+}
+
+const char *pt_bus_kind(const struct pt_bus *b)
+{
+	return b->ops->kind;
 }
 
 void pt_bus_close(struct pt_bus *b)

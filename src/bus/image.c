@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pcie_telemetry/bus.h"
+#include "bus/backend.h"
 
 #define IMG_MAGIC_WORD "pcie-telemetry-regs"
 #define IMG_FORMAT_VERSION "1"
@@ -29,10 +29,6 @@
 /* Far above any recording (one image of 16 endpoints is < 200 KiB), far
  * below what would hurt: /dev/zero must fail, not eat the memory. */
 #define IMG_MAX_BYTES (1024u << 20)
-#define REG_COMMAND 0x20u
-#define REG_STATUS 0x24u
-#define CMD_SNAPSHOT 0x1u
-#define STATUS_BUSY 0x1u
 
 struct img_reg {
 	uint32_t off;
@@ -488,8 +484,8 @@ static int img_read32(struct pt_bus *b, uint32_t off, uint32_t *val)
 				   p->path, (unsigned)off);
 	r = lower_bound(p, im, off);
 	*val = (r && r < p->regs + im->first + im->count && r->off == off) ? r->val : 0;
-	if (off == REG_STATUS)
-		*val &= ~STATUS_BUSY; /* a replayed snapshot completes at once */
+	if (off == PT_REG_STATUS)
+		*val &= ~PT_STATUS_BUSY; /* a replayed snapshot completes at once */
 	return 0;
 }
 
@@ -510,8 +506,8 @@ static int img_read_block(struct pt_bus *b, uint32_t off, uint32_t *buf, size_t 
 		while (r < end && r->off < o)
 			r++;
 		buf[i] = (r < end && r->off == o) ? r->val : 0;
-		if (o == REG_STATUS)
-			buf[i] &= ~STATUS_BUSY;
+		if (o == PT_REG_STATUS)
+			buf[i] &= ~PT_STATUS_BUSY;
 	}
 	return 0;
 }
@@ -520,7 +516,7 @@ static int img_write32(struct pt_bus *b, uint32_t off, uint32_t val)
 {
 	struct img_priv *p = b->priv;
 
-	if (off != REG_COMMAND || !(val & CMD_SNAPSHOT))
+	if (off != PT_REG_COMMAND || !(val & PT_CMD_SNAPSHOT))
 		return 0; /* clears and other writes change nothing in a replay */
 	if (p->snapshots >= p->nimages)
 		return pt_bus_fail(b, -ERANGE,

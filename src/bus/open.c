@@ -1,8 +1,10 @@
 /*
  * pcie-telemetry: pt_bus_open(), the device string of -d.
  *
- * Kept in its own file: it names every backend, including the simulated
- * card, so only programs that call it link the whole chain.
+ * Its own library (pt_bus_open): it names every backend, the simulated
+ * card's included, so a program that calls it links them all, and one
+ * that does not (the reader, the renderers and their tests) cannot reach
+ * the card by accident.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,10 +13,70 @@
 
 #include "pcie_telemetry/bus.h"
 
-static int prefixed(const char *s, const char *prefix)
+typedef int (*open_fn)(const char *device, const char *rest, struct pt_bus **out, char *msg,
+		       size_t msglen);
+
+static int open_image(const char *device, const char *rest, struct pt_bus **out, char *msg,
+		      size_t msglen)
 {
-	return strncmp(s, prefix, strlen(prefix)) == 0;
+	(void)device;
+	return pt_bus_open_image(rest, out, msg, msglen);
 }
+
+static int open_sim(const char *device, const char *rest, struct pt_bus **out, char *msg,
+		    size_t msglen)
+{
+	(void)device;
+	return pt_bus_open_sim(rest, out, msg, msglen);
+}
+
+static int open_pci(const char *device, const char *rest, struct pt_bus **out, char *msg,
+		    size_t msglen)
+{
+	(void)device;
+	return pt_bus_open_pci(rest, out, msg, msglen);
+}
+
+/* mmap:FILE[@OFFSET]: any file laid out like the component's 64 KiB (a
+ * register dump, a UIO map, a test file). */
+static int open_mmap(const char *device, const char *spec, struct pt_bus **out, char *msg,
+		     size_t msglen)
+{
+	const char *at = strrchr(spec, '@');
+	unsigned long long off = 0;
+	char path[4096];
+
+	if (at) {
+		char *end;
+
+		errno = 0;
+		off = strtoull(at + 1, &end, 16);
+		if (at[1] == '\0' || *end != '\0' || errno || at[1] == '-' || at[1] == '+') {
+			snprintf(msg, msglen, "%s: bad offset '%s' (expected hex)", device, at + 1);
+			return -EINVAL;
+		}
+	}
+	snprintf(path, sizeof(path), "%.*s", (int)(at ? (size_t)(at - spec) : strlen(spec)), spec);
+	if (!path[0]) {
+		snprintf(msg, msglen, "%s: no file name (use mmap:FILE[@OFFSET])", device);
+		return -EINVAL;
+	}
+	return pt_bus_open_mmap_file(path, off, out, msg, msglen);
+}
+
+/* Device prefixes, tried in order; a device that matches none is a
+ * libnfb device path.  Every one of these holds a single component. */
+static const struct {
+	const char *prefix;
+	int whole; /* the device must be exactly the prefix */
+	open_fn open;
+} backends[] = {
+	{ "image:", 0, open_image },
+	{ "sim", 1, open_sim },
+	{ "sim:", 0, open_sim },
+	{ "pci:", 0, open_pci },
+	{ "mmap:", 0, open_mmap },
+};
 
 static int single(const char *device, unsigned index, char *msg, size_t msglen)
 {
@@ -28,53 +90,18 @@ static int single(const char *device, unsigned index, char *msg, size_t msglen)
 
 int pt_bus_open(const char *device, unsigned index, struct pt_bus **out, char *msg, size_t msglen)
 {
-	int rc;
-
 	*out = NULL;
 	if (!device)
 		return pt_bus_open_nfb(NULL, index, out, msg, msglen);
-	if (prefixed(device, "image:")) {
-		rc = single(device, index, msg, msglen);
-		return rc < 0 ? rc : pt_bus_open_image(device + 6, out, msg, msglen);
-	}
-	if (strcmp(device, "sim") == 0 || prefixed(device, "sim:")) {
-		rc = single(device, index, msg, msglen);
-		return rc < 0 ? rc
-			      : pt_bus_open_sim(device[3] == ':' ? device + 4 : "", out, msg,
-						msglen);
-	}
-	if (prefixed(device, "pci:")) {
-		rc = single(device, index, msg, msglen);
-		return rc < 0 ? rc : pt_bus_open_pci(device + 4, out, msg, msglen);
-	}
-	if (prefixed(device, "mmap:")) {
-		/* mmap:FILE[@OFFSET]: any file laid out like the component's
-		 * 64 KiB (a register dump, a UIO map, a test file). */
-		const char *spec = device + 5, *at = strrchr(spec, '@');
-		unsigned long long off = 0;
-		char path[4096];
+	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
+		size_t n = strlen(backends[i].prefix);
+		int rc;
 
+		if (strncmp(device, backends[i].prefix, n) != 0 ||
+		    (backends[i].whole && device[n] != '\0'))
+			continue;
 		rc = single(device, index, msg, msglen);
-		if (rc < 0)
-			return rc;
-		if (at) {
-			char *end;
-
-			errno = 0;
-			off = strtoull(at + 1, &end, 16);
-			if (at[1] == '\0' || *end != '\0' || errno || at[1] == '-' || at[1] == '+') {
-				snprintf(msg, msglen, "%s: bad offset '%s' (expected hex)", device,
-					 at + 1);
-				return -EINVAL;
-			}
-		}
-		snprintf(path, sizeof(path), "%.*s", (int)(at ? (size_t)(at - spec) : strlen(spec)),
-			 spec);
-		if (!path[0]) {
-			snprintf(msg, msglen, "%s: no file name (use mmap:FILE[@OFFSET])", device);
-			return -EINVAL;
-		}
-		return pt_bus_open_mmap_file(path, off, out, msg, msglen);
+		return rc < 0 ? rc : backends[i].open(device, device + n, out, msg, msglen);
 	}
 	return pt_bus_open_nfb(device, index, out, msg, msglen);
 }

@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pcie_telemetry/bus.h"
+#include "bus/backend.h"
 
 struct mm_priv {
 	void *map;

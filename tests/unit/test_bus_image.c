@@ -63,8 +63,8 @@ static void test_minimal_and_absent_registers(void **state)
 {
 	(void)state;
 	struct pt_bus *b = open_ok(HDR "@snapshot 1\n0x0000 0x50544C4D\n");
-	assert_string_equal(b->ops->kind, "image");
-	assert_string_equal(b->device, "image:t.regs");
+	assert_string_equal(pt_bus_kind(b), "image");
+	assert_string_equal(pt_bus_device(b), "image:t.regs");
 	assert_int_equal(rd(b, 0), 0x50544C4D);
 	assert_int_equal(rd(b, 4), 0);
 	assert_int_equal(rd(b, 0xFFFC), 0);
@@ -241,10 +241,10 @@ static void test_replay(void **state)
 	assert_true(t == 11.0);
 	/* third: past the last image */
 	assert_true(pt_bus_write32(b, PT_REG_COMMAND, 0x1) < 0);
-	assert_non_null(strstr(b->msg, "t.regs"));
-	assert_non_null(strstr(b->msg, "only 2 images"));
+	assert_non_null(strstr(pt_bus_message(b), "t.regs"));
+	assert_non_null(strstr(pt_bus_message(b), "only 2 images"));
 	/* transactions: one per call */
-	assert_int_equal(b->transactions, 15);
+	assert_int_equal(pt_bus_transactions(b), 15);
 	pt_bus_close(b);
 }
 
@@ -257,7 +257,7 @@ static void test_block_bounds(void **state)
 	assert_int_equal(pt_bus_read_block(b, 0xFFF8, blk, 2), 0);
 	assert_int_equal(blk[1], 5);
 	assert_true(pt_bus_read_block(b, 0xFFFC, blk, 2) < 0);
-	assert_non_null(strstr(b->msg, "64 KiB"));
+	assert_non_null(strstr(pt_bus_message(b), "64 KiB"));
 	pt_bus_close(b);
 }
 

@@ -70,7 +70,7 @@ static void test_read_write_block(void **state)
 
 	make_file(PT_COMP_SPAN, 0);
 	assert_int_equal(pt_bus_open_mmap_file(path, 0, &b, msg, sizeof(msg)), 0);
-	assert_string_equal(b->ops->kind, "pci");
+	assert_string_equal(pt_bus_kind(b), "pci");
 	assert_int_equal(pt_bus_read32(b, 0, &v), 0);
 	assert_int_equal(v, PT_MAGIC);
 	assert_int_equal(pt_bus_read32(b, 0x8008, &v), 0);
@@ -90,7 +90,7 @@ static void test_read_write_block(void **state)
 	assert_true(pt_bus_read32(b, 0x2, &v) < 0);
 	assert_true(pt_bus_write32(b, 0x10000, 1) < 0);
 	assert_true(pt_bus_read_block(b, 0xFFF8, blk, 3) < 0);
-	assert_non_null(strstr(b->msg, "64 KiB"));
+	assert_non_null(strstr(pt_bus_message(b), "64 KiB"));
 	assert_int_equal(pt_bus_read_block(b, 0xFFF8, blk, 2), 0);
 	assert_int_equal(blk[1], 0xA5A5A5A5);
 	pt_bus_close(b);

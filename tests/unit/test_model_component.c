@@ -361,7 +361,7 @@ static void test_mi_regs(void **state)
 	in.addr = 4;
 	ptm_mi_edge(m, &in, &out);
 	assert_int_equal(out.drdy, 1);
-	assert_int_equal(out.drd, PTM_MAGIC);
+	assert_int_equal(out.drd, PT_MAGIC);
 	assert_int_equal(out.ardy, 0);
 	ptm_mi_edge(m, &in, &out);
 	assert_int_equal(out.drdy, 0);
@@ -373,7 +373,7 @@ static void test_mi_regs(void **state)
 	in.addr = 0x8;
 	ptm_mi_edge(m, &in, &out);
 	assert_int_equal(out.drdy, 1);
-	assert_int_equal(out.drd, PTM_VERSION);
+	assert_int_equal(out.drd, 0x00020000u); /* VERSION 2.0 */
 	in.rd = 0;
 	ptm_mi_edge(m, &in, &out);
 	assert_int_equal(out.drdy, 1);
@@ -382,10 +382,10 @@ static void test_mi_regs(void **state)
 	assert_int_equal(out.drdy, 0);
 
 	/* Aliases every 0x100 and above bit 15; unmapped reads 0. */
-	assert_int_equal(ptm_mi_read(m, 0x100), PTM_MAGIC);
-	assert_int_equal(ptm_mi_read(m, 0x7f00), PTM_MAGIC);
-	assert_int_equal(ptm_mi_read(m, 0x12340000), PTM_MAGIC);
-	assert_int_equal(ptm_mi_read(m, 0x3), PTM_MAGIC);
+	assert_int_equal(ptm_mi_read(m, 0x100), PT_MAGIC);
+	assert_int_equal(ptm_mi_read(m, 0x7f00), PT_MAGIC);
+	assert_int_equal(ptm_mi_read(m, 0x12340000), PT_MAGIC);
+	assert_int_equal(ptm_mi_read(m, 0x3), PT_MAGIC);
 	assert_int_equal(ptm_mi_read(m, 0x20), 0);
 	assert_int_equal(ptm_mi_read(m, 0x44), 0);   /* endpoint 1 of 1 */
 	assert_int_equal(ptm_mi_read(m, 0x80), 0x07ff0000); /* mins all ones */
@@ -395,7 +395,7 @@ static void test_mi_regs(void **state)
 
 	/* Writes to read-only registers are ignored; READ_SEL reads back. */
 	ptm_mi_write(m, 0x0, 0);
-	assert_int_equal(ptm_mi_read(m, 0x0), PTM_MAGIC);
+	assert_int_equal(ptm_mi_read(m, 0x0), PT_MAGIC);
 	ptm_mi_write(m, 0x28, 0xffffffff);
 	assert_int_equal(ptm_mi_read(m, 0x28), 1);
 	ptm_mi_write(m, 0x8028, 0); /* counter window: not a register write */
