@@ -233,8 +233,8 @@ static int describe_bus(const struct pt_layout *l, const struct pt_counter_info 
 			   bus_fields[ci->field].what, l->item_bytes);
 	if ((ci->field == PT_F_MVB || ci->field == PT_F_MVB_BACKPRESSURE) &&
 	    (k == PT_BUS_RQ || k == PT_BUS_RC))
-		return put(buf, len, "endpoint %u, %s: %s (always 0: RQ and RC carry the headers "
-				     "in the data)",
+		return put(buf, len, "endpoint %u, %s: %s (0: RQ and RC carry the headers in the "
+				     "data, the firmware ties their MVB to 0)",
 			   ci->ep, bus, bus_fields[ci->field].what);
 	if (ci->field < PT_F_REGION0)
 		return put(buf, len, "endpoint %u, %s: %s", ci->ep, bus, bus_fields[ci->field].what);

@@ -19,6 +19,13 @@
 #include "pcie_telemetry/render.h"
 #include "render/render_priv.h"
 
+/* This program links pt_render, pt_layout and pt_regs only (CMake): a
+ * renderer that called into a bus would not link.  And the headers do not
+ * bring the bus either. */
+#if defined(PCIE_TELEMETRY_BUS_H) || defined(PCIE_TELEMETRY_TELEMETRY_H)
+#error "render.h must include only the layout and reading headers"
+#endif
+
 /* ---- fixtures ------------------------------------------------------------ */
 
 struct spec {
