@@ -195,43 +195,43 @@ struct pt_field_info {
 /* The table, in register order; NULL for f >= PT_FIELD_COUNT. */
 const struct pt_field_info *pt_field_info(enum pt_field f);
 
-static inline enum pt_reg pt_field_reg(enum pt_field f)
+/* Register, shift and width of field f; with a constant f the compiler
+ * folds the switch away. */
+struct pt_field_desc {
+	enum pt_reg reg;
+	unsigned shift, width;
+};
+
+static inline struct pt_field_desc pt_field_desc(enum pt_field f)
 {
 	switch (f) {
-#define PT_FIELD_REG_(id, reg, shift, width, name) \
-	case PT_FIELD_##id:                        \
-		return PT_REG_##reg;
-		PT_FIELD_LIST(PT_FIELD_REG_)
-#undef PT_FIELD_REG_
-	default:
-		return PT_REG_MAGIC;
+#define PT_FIELD_DESC_(id, reg, shift, width, name) \
+	case PT_FIELD_##id: {                        \
+		struct pt_field_desc d = { PT_REG_##reg, shift, width }; \
+		return d;                            \
 	}
+		PT_FIELD_LIST(PT_FIELD_DESC_)
+#undef PT_FIELD_DESC_
+	default: {
+		struct pt_field_desc none = { PT_REG_MAGIC, 0, 0 };
+		return none;
+	}
+	}
+}
+
+static inline enum pt_reg pt_field_reg(enum pt_field f)
+{
+	return pt_field_desc(f).reg;
 }
 
 static inline unsigned pt_field_shift(enum pt_field f)
 {
-	switch (f) {
-#define PT_FIELD_SHIFT_(id, reg, shift, width, name) \
-	case PT_FIELD_##id:                          \
-		return shift;
-		PT_FIELD_LIST(PT_FIELD_SHIFT_)
-#undef PT_FIELD_SHIFT_
-	default:
-		return 0;
-	}
+	return pt_field_desc(f).shift;
 }
 
 static inline unsigned pt_field_width(enum pt_field f)
 {
-	switch (f) {
-#define PT_FIELD_WIDTH_(id, reg, shift, width, name) \
-	case PT_FIELD_##id:                          \
-		return width;
-		PT_FIELD_LIST(PT_FIELD_WIDTH_)
-#undef PT_FIELD_WIDTH_
-	default:
-		return 0;
-	}
+	return pt_field_desc(f).width;
 }
 
 /* The largest value a field holds. */

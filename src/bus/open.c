@@ -13,34 +13,9 @@
 
 #include "pcie_telemetry/bus.h"
 
-typedef int (*open_fn)(const char *device, const char *rest, struct pt_bus **out, char *msg,
-		       size_t msglen);
-
-static int open_image(const char *device, const char *rest, struct pt_bus **out, char *msg,
-		      size_t msglen)
-{
-	(void)device;
-	return pt_bus_open_image(rest, out, msg, msglen);
-}
-
-static int open_sim(const char *device, const char *rest, struct pt_bus **out, char *msg,
-		    size_t msglen)
-{
-	(void)device;
-	return pt_bus_open_sim(rest, out, msg, msglen);
-}
-
-static int open_pci(const char *device, const char *rest, struct pt_bus **out, char *msg,
-		    size_t msglen)
-{
-	(void)device;
-	return pt_bus_open_pci(rest, out, msg, msglen);
-}
-
 /* mmap:FILE[@OFFSET]: any file laid out like the component's 64 KiB (a
  * register dump, a UIO map, a test file). */
-static int open_mmap(const char *device, const char *spec, struct pt_bus **out, char *msg,
-		     size_t msglen)
+static int open_mmap(const char *spec, struct pt_bus **out, char *msg, size_t msglen)
 {
 	const char *at = strrchr(spec, '@');
 	unsigned long long off = 0;
@@ -52,13 +27,13 @@ static int open_mmap(const char *device, const char *spec, struct pt_bus **out, 
 		errno = 0;
 		off = strtoull(at + 1, &end, 16);
 		if (at[1] == '\0' || *end != '\0' || errno || at[1] == '-' || at[1] == '+') {
-			snprintf(msg, msglen, "%s: bad offset '%s' (expected hex)", device, at + 1);
+			snprintf(msg, msglen, "mmap:%s: bad offset '%s' (expected hex)", spec, at + 1);
 			return -EINVAL;
 		}
 	}
 	snprintf(path, sizeof(path), "%.*s", (int)(at ? (size_t)(at - spec) : strlen(spec)), spec);
 	if (!path[0]) {
-		snprintf(msg, msglen, "%s: no file name (use mmap:FILE[@OFFSET])", device);
+		snprintf(msg, msglen, "mmap:%s: no file name (use mmap:FILE[@OFFSET])", spec);
 		return -EINVAL;
 	}
 	return pt_bus_open_mmap_file(path, off, out, msg, msglen);
@@ -69,12 +44,13 @@ static int open_mmap(const char *device, const char *spec, struct pt_bus **out, 
 static const struct {
 	const char *prefix;
 	int whole; /* the device must be exactly the prefix */
-	open_fn open;
+	/* opens what follows the prefix */
+	int (*open)(const char *rest, struct pt_bus **out, char *msg, size_t msglen);
 } backends[] = {
-	{ "image:", 0, open_image },
-	{ "sim", 1, open_sim },
-	{ "sim:", 0, open_sim },
-	{ "pci:", 0, open_pci },
+	{ "image:", 0, pt_bus_open_image },
+	{ "sim", 1, pt_bus_open_sim },
+	{ "sim:", 0, pt_bus_open_sim },
+	{ "pci:", 0, pt_bus_open_pci },
 	{ "mmap:", 0, open_mmap },
 };
 
@@ -101,7 +77,7 @@ int pt_bus_open(const char *device, unsigned index, struct pt_bus **out, char *m
 		    (backends[i].whole && device[n] != '\0'))
 			continue;
 		rc = single(device, index, msg, msglen);
-		return rc < 0 ? rc : backends[i].open(device, device + n, out, msg, msglen);
+		return rc < 0 ? rc : backends[i].open(device + n, out, msg, msglen);
 	}
 	return pt_bus_open_nfb(device, index, out, msg, msglen);
 }

@@ -55,67 +55,63 @@ unsigned pt_counter_count(const struct pt_layout *l)
 
 /* ---- index -> what it is ------------------------------------------- */
 
-/* Channel c of the PCIe-clock probe. */
-static int decode_pcie(const struct pt_layout *l, unsigned c, struct pt_counter_info *ci)
+/* How the channels of one probe map to counters: the cycle counter, then
+ * 6 + regions per bus, then the driven BRAKE channels, then the bands of
+ * its histograms (firmware-behavior.md 3.1, 3.2). */
+struct probe_map {
+	enum pt_counter_kind cycles, brake, hist;
+	unsigned first_bus, bus_end; /* its buses are first_bus .. bus_end - 1 */
+	unsigned buses, regions, driven, hists;
+};
+
+static int decode_probe(const struct pt_layout *l, const struct probe_map *p, unsigned c,
+			struct pt_counter_info *ci)
 {
-	unsigned per_bus = PT_F_REGION0 + l->pcie_regions, buses = l->pcie_buses * per_bus;
+	unsigned per_bus = PT_F_REGION0 + p->regions, buses = p->buses * per_bus;
 
 	if (c == 0) {
-		ci->kind = PT_COUNTER_PCIE_CYCLES;
+		ci->kind = p->cycles;
 		return 0;
 	}
 	c -= 1;
 	if (c < buses) {
 		ci->kind = PT_COUNTER_BUS;
-		ci->bus = c / per_bus;
+		ci->bus = p->first_bus + c / per_bus;
 		ci->field = c % per_bus;
-		return l->pcie_buses == PT_FW_PCIE_BUSES ? 0 : -ENOENT;
+		return ci->bus < p->bus_end ? 0 : -ENOENT;
 	}
 	c -= buses;
-	if (c < l->driven_brakes) {
-		ci->kind = PT_COUNTER_BRAKE;
+	if (c < p->driven) {
+		ci->kind = p->brake;
 		ci->number = c;
 		return 0;
 	}
-	c -= l->driven_brakes;
-	ci->kind = PT_COUNTER_HIST;
-	if (l->hist_bands == 0 || c / l->hist_bands >= l->pcie_hists)
+	c -= p->driven;
+	ci->kind = p->hist;
+	if (l->hist_bands == 0 || c / l->hist_bands >= p->hists)
 		return -ENOENT;
 	ci->number = c / l->hist_bands;
 	ci->band = c % l->hist_bands;
 	return 0;
 }
 
-/* Channel c of the DMA-clock probe. */
-static int decode_dma(const struct pt_layout *l, unsigned c, struct pt_counter_info *ci)
+/* Channel c of an endpoint: on the PCIe-clock probe, then the DMA one. */
+static int decode_channel(const struct pt_layout *l, unsigned c, struct pt_counter_info *ci)
 {
-	unsigned per_bus = PT_F_REGION0 + l->dma_regions, buses = l->dma_buses * per_bus;
-	unsigned driven = pt_layout_dma_driven_brakes(l);
+	const struct probe_map pcie = {
+		PT_COUNTER_PCIE_CYCLES, PT_COUNTER_BRAKE, PT_COUNTER_HIST, 0, PT_FW_PCIE_BUSES,
+		l->pcie_buses, l->pcie_regions, l->driven_brakes, l->pcie_hists,
+	};
+	const struct probe_map dma = {
+		PT_COUNTER_DMA_CYCLES, PT_COUNTER_DMA_BRAKE, PT_COUNTER_DMA_HIST, PT_FW_PCIE_BUSES,
+		l->buses, l->dma_buses, l->dma_regions, pt_layout_dma_driven_brakes(l), l->dma_hists,
+	};
 
-	if (c == 0) {
-		ci->kind = PT_COUNTER_DMA_CYCLES;
-		return 0;
-	}
-	c -= 1;
-	if (c < buses) {
-		ci->kind = PT_COUNTER_BUS;
-		ci->bus = 2 + c / per_bus;
-		ci->field = c % per_bus;
-		return ci->bus < l->buses ? 0 : -ENOENT;
-	}
-	c -= buses;
-	if (c < driven) {
-		ci->kind = PT_COUNTER_DMA_BRAKE;
-		ci->number = c;
-		return 0;
-	}
-	c -= driven;
-	ci->kind = PT_COUNTER_DMA_HIST;
-	if (l->hist_bands == 0 || c / l->hist_bands >= l->dma_hists)
-		return -ENOENT;
-	ci->number = c / l->hist_bands;
-	ci->band = c % l->hist_bands;
-	return 0;
+	if (c < l->pcie_channels)
+		return decode_probe(l, &pcie, c, ci);
+	if (c - l->pcie_channels < l->dma_channels)
+		return decode_probe(l, &dma, c - l->pcie_channels, ci);
+	return -ENOENT;
 }
 
 static enum pt_counter_unit unit_of(const struct pt_counter_info *ci)
@@ -133,13 +129,7 @@ int pt_counter_decode(const struct pt_layout *l, unsigned idx, struct pt_counter
 	if (idx >= pt_counter_count(l) || l->ep_channels == 0)
 		return -ENOENT;
 	ci->ep = idx / l->ep_channels;
-	unsigned c = idx % l->ep_channels;
-	if (c < l->pcie_channels)
-		rc = decode_pcie(l, c, ci);
-	else if (c - l->pcie_channels < l->dma_channels)
-		rc = decode_dma(l, c - l->pcie_channels, ci);
-	else
-		rc = -ENOENT;
+	rc = decode_channel(l, idx % l->ep_channels, ci);
 	if (rc < 0)
 		return rc;
 	if (ci->kind == PT_COUNTER_BUS && ci->field >= PT_F_REGION0) {
@@ -207,17 +197,23 @@ static int name_of(const struct pt_layout *l, const struct pt_counter_info *ci, 
 	return -ENOENT;
 }
 
+/* pt_counter_decode for the text calls: an empty buf without a counter. */
+static int decode_for_text(const struct pt_layout *l, unsigned idx, struct pt_counter_info *ci,
+			   char *buf, size_t len)
+{
+	int rc = pt_counter_decode(l, idx, ci);
+
+	if (rc < 0 && len)
+		buf[0] = '\0';
+	return rc;
+}
+
 int pt_counter_name(const struct pt_layout *l, unsigned idx, char *buf, size_t len)
 {
 	struct pt_counter_info ci;
-	int rc = pt_counter_decode(l, idx, &ci);
+	int rc = decode_for_text(l, idx, &ci, buf, len);
 
-	if (rc < 0) {
-		if (len)
-			buf[0] = '\0';
-		return rc;
-	}
-	return name_of(l, &ci, buf, len);
+	return rc < 0 ? rc : name_of(l, &ci, buf, len);
 }
 
 static int describe_bus(const struct pt_layout *l, const struct pt_counter_info *ci, char *buf,
@@ -279,13 +275,10 @@ static int describe_hist(const struct pt_layout *l, const struct pt_counter_info
 int pt_counter_description(const struct pt_layout *l, unsigned idx, char *buf, size_t len)
 {
 	struct pt_counter_info ci;
-	int rc = pt_counter_decode(l, idx, &ci);
+	int rc = decode_for_text(l, idx, &ci, buf, len);
 
-	if (rc < 0) {
-		if (len)
-			buf[0] = '\0';
+	if (rc < 0)
 		return rc;
-	}
 	switch (ci.kind) {
 	case PT_COUNTER_PCIE_CYCLES:
 		return put(buf, len, "endpoint %u: elapsed PCIe clock cycles", ci.ep);

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "pcie_telemetry/layout.h"
+#include "test_util.h"
 
 static char msg[512];
 
@@ -318,36 +319,14 @@ static const char *const default_names[] = {
 	"ep0.down0.region1_cycles",
 };
 
-static char *read_file(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-
-	assert_non_null(f);
-	for (;;) {
-		if (len + 4096 + 1 > cap) {
-			cap = 2 * cap + 4096 + 1;
-			buf = realloc(buf, cap);
-			assert_non_null(buf);
-		}
-		size_t n = fread(buf + len, 1, 4096, f);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	fclose(f);
-	buf[len] = '\0';
-	return buf;
-}
-
 static void test_default_names(void **state)
 {
 	struct pt_layout l;
 	char name[PT_COUNTER_NAME_LEN], quoted[PT_COUNTER_NAME_LEN + 2];
-	char *doc = read_file(PT_TEST_DATA "/../docs/counters.md");
+	char *doc = pt_test_slurp(PT_TEST_DATA "/../docs/counters.md", NULL);
 
 	(void)state;
+	assert_non_null(doc);
 	build(&default_shape, &l);
 	assert_int_equal(pt_counter_count(&l), sizeof default_names / sizeof default_names[0]);
 	for (unsigned i = 0; i < pt_counter_count(&l); i++) {

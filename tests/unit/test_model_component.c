@@ -20,6 +20,7 @@
 #include "model/model_priv.h"
 #include "pcie_telemetry/model.h"
 #include "pcie_telemetry/trace.h"
+#include "test_util.h"
 
 /* ------------------------------------------------------------------ */
 /* Conformance vectors                                                 */
@@ -52,16 +53,9 @@ static size_t parse_r(const char *text, struct rline *out, size_t cap, int with_
 
 static char *slurp(const char *path)
 {
-	FILE *f = fopen(path, "rb");
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	long len = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *buf = malloc((size_t)len + 1);
+	char *buf = pt_test_slurp(path, NULL);
+
 	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
-	buf[len] = 0;
-	fclose(f);
 	return buf;
 }
 
