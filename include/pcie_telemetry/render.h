@@ -15,6 +15,7 @@
 
 /* Data only: a renderer cannot reach a bus (the build links pt_render
  * with the pure-data library pt_layout alone). */
+#include "pcie_telemetry/diagnose.h"
 #include "pcie_telemetry/layout.h"
 #include "pcie_telemetry/reading.h"
 
@@ -29,6 +30,13 @@ struct pt_report {
 	const struct pt_reading *reading;
 	bool interval;   /* interval mode (-t > 0) */
 	double seconds;  /* measured length; meaningful when interval */
+	/* --diagnose: the text gets a bottleneck section and the JSON a
+	 * "diagnosis" array (diagnose.h); false keeps both byte-identical to
+	 * upstream. */
+	bool diagnose;
+	/* With diagnose: the simulated card's ground truth over the same
+	 * cycles, as data ("sim_truth" in the JSON), or NULL. */
+	const struct pt_truth *truth;
 };
 
 /*

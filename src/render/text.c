@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "render/diag_priv.h"
 #include "render/render_priv.h"
 
 typedef unsigned __int128 u128;
@@ -371,5 +372,7 @@ int pt_render_text(FILE *out, const struct pt_report *rep)
 		if ((rc = write_hists(&c, ep)))
 			return rc;
 	}
+	if (rep->diagnose && (rc = pt_render_diag_text(out, rep)))
+		return rc;
 	return pt_render_stream_status(out);
 }
