@@ -243,7 +243,7 @@ static enum pt_diag_cause judge_read(const struct view *v, const struct pt_diag_
 		return PT_CAUSE_DMA_CONSUMER;
 	if (v->rc_full)
 		return PT_CAUSE_PCIE_LINK;
-	if (fmax(v->up.mvb_backlog, v->up_held) < PT_DIAG_BACKLOG)
+	if ((v->up.mvb_counted ? v->up.mvb_backlog : v->up_held) < PT_DIAG_BACKLOG)
 		return PT_CAUSE_SOURCE;
 	return largest(e);
 }

@@ -59,8 +59,28 @@ static void band_free(const struct pt_layout *l, unsigned b, double *lo, double 
 	}
 }
 
+/*
+ * Could the configured pool have been in use whenever the pool was empty?
+ * The PTC reserves storage FIFO words for the completions of every read in
+ * flight, so the reads in flight hold at most STFIFO_CAPACITY words (of an
+ * RC bus word at most).  With reads of the mean size (what the interval
+ * carried per read) a pool that large would not fit: then it is not the
+ * configured one, and only what the readings prove is left.
+ */
+static bool pool_fits(const struct fig *f, double pool, double empty, double rbytes, double nhi)
+{
+	const struct pt_layout *l = f->l;
+	double word = (double)l->region_bytes[PT_BUS_RC] * pt_layout_bus_real_regions(l, 1);
+	double room = (double)l->stfifo_capacity * word;
+
+	if (!(nhi > 0) || !(rbytes > 0) || room <= 0)
+		return true;
+	return pool * empty * (rbytes / nhi) <= room;
+}
+
 /* The pool: what the readings prove, and the configured one. */
-static void pool(const struct fig *f, const struct pt_link *k, struct pt_latency *out)
+static void pool(const struct fig *f, const struct pt_link *k, double rbytes, double nhi,
+		 struct pt_latency *out)
 {
 	const struct pt_layout *l = f->l;
 	unsigned space = k->tag_10b ? 1024 : k->ext_tag ? 256 : 32;
@@ -83,7 +103,8 @@ static void pool(const struct fig *f, const struct pt_link *k, struct pt_latency
 	out->empty_share = l->hist_bands == PT_FW_HIST_BANDS
 				   ? fig_div((double)fig_hist(f, PT_HIST_TAGS, PT_BAND_NONE), (double)all)
 				   : 0;
-	if (out->empty_share > 0.5 && seen <= cfg) {
+	if (out->empty_share > 0.5 && seen <= cfg &&
+	    pool_fits(f, cfg, out->empty_share, rbytes, nhi)) {
 		out->pool_lo = out->pool_hi = cfg;
 		out->pool_assumed = true;
 	} else {
@@ -110,8 +131,11 @@ static void in_use(const struct fig *f, const struct pt_link *k, bool interval,
 
 		band_free(l, b, &flo, &fhi);
 		covered += n;
-		*lo += n * fmax(0, plo - fhi);
-		*hi += n * fmax(0, fmin(phi - flo, cap));
+		double ulo = fmax(0, plo - fhi);
+
+		/* counters that contradict the lowest value: the band wins */
+		*lo += n * ulo;
+		*hi += n * fmax(ulo, fmin(phi - flo, cap));
 	}
 	/* cycles no band accounts for: anything */
 	if ((double)f->pcie_cycles > covered)
@@ -119,7 +143,8 @@ static void in_use(const struct fig *f, const struct pt_link *k, bool interval,
 }
 
 /* Read TLPs (tags taken) in the interval: [lo, hi]. */
-static void read_tlps(const struct fig *f, const struct pt_link *k, double *lo, double *hi)
+static void read_tlps(const struct fig *f, const struct pt_link *k, double *lo, double *hi,
+		      double *rdata)
 {
 	const struct pt_layout *l = f->l;
 	double ib = l->item_bytes, mps = k->mps, mrrs = k->mrrs, rcb = k->rcb;
@@ -144,8 +169,15 @@ static void read_tlps(const struct fig *f, const struct pt_link *k, double *lo, 
 	double held = (double)l->stfifo_capacity * l->region_bytes[PT_BUS_RC] *
 		      pt_layout_bus_real_regions(l, 1);
 
+	*rdata = rbytes;
 	*hi = fmin(rq - wlo, rc);
 	*lo = fmax(fmax(rq - whi, (rbytes - held) / mrrs), fmax(rreq, rc / (mrrs / rcb + 1)));
+	if (*lo > *hi) { /* counters that contradict each other: take both */
+		double t = *lo;
+
+		*lo = *hi;
+		*hi = t;
+	}
 }
 
 int pt_latency_bounds(const struct pt_layout *l, const struct pt_reading *r, unsigned ep,
@@ -153,7 +185,7 @@ int pt_latency_bounds(const struct pt_layout *l, const struct pt_reading *r, uns
 {
 	struct fig f;
 	struct pt_link k;
-	double nlo, nhi, llo, lhi, eps, edge;
+	double nlo, nhi, llo, lhi, eps, edge, rbytes;
 	uint64_t shortest;
 
 	if (!l || !r || !out || ep >= l->endpoints || r->entries < pt_counter_count(l))
@@ -166,8 +198,8 @@ int pt_latency_bounds(const struct pt_layout *l, const struct pt_reading *r, uns
 		return 0;
 	if (!fig_cnt(&f, 1, PT_F_TRANSACTIONS))
 		return 0; /* no completion came back: no read to time */
-	read_tlps(&f, &k, &nlo, &nhi);
-	pool(&f, &k, out);
+	read_tlps(&f, &k, &nlo, &nhi, &rbytes);
+	pool(&f, &k, rbytes, nhi, out);
 	in_use(&f, &k, interval, out, &llo, &lhi);
 	shortest = f.pcie_cycles < f.dma_cycles ? f.pcie_cycles : f.dma_cycles;
 	eps = fmin(0.5, 4.0 * l->drain_period / (double)shortest);

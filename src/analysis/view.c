@@ -68,6 +68,7 @@ static void up_side(struct view *v)
 		/* an MVB cycle that moved carried at least one item */
 		double mm = fmin(fig_share(&v->f, b, PT_F_MVB), clamp01(1 - ms));
 
+		u->mvb_counted |= fig_cnt(&v->f, b, PT_F_MVB) || fig_cnt(&v->f, b, PT_F_MVB_BACKPRESSURE);
 		u->w_mean += w / v->ports;
 		u->s_mean += s / v->ports;
 		u->mvb_s_mean += ms / v->ports;

@@ -24,6 +24,7 @@ struct view_side {
 	double cons_max;
 	double backlog;            /* UP: the most backed-up port's busy share */
 	double mvb_backlog;        /* UP: MVB stall + MVB moving, the largest */
+	bool mvb_counted;          /* UP: the firmware counts the requests' MVB */
 	int backlog_port;
 };
 
