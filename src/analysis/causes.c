@@ -17,8 +17,8 @@ static const struct {
 	const char *advice[PT_DIAG_DIRS];
 } causes[PT_DIAG_CAUSES] = {
 	[PT_CAUSE_IDLE] = { "idle",
-			    { "no read data moved: nothing to tune in this direction",
-			      "no write data moved: nothing to tune in this direction" } },
+			    { "nothing to tune in this direction",
+			      "nothing to tune in this direction" } },
 	[PT_CAUSE_LINK_DOWN] = { "link-down",
 				 { "the PCIe link is down: check the slot, the card's PCIe core and "
 				   "the host (lspci, dmesg); nothing else in the report matters",

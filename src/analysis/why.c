@@ -30,15 +30,21 @@ static void why_dma(const struct view *v, struct pt_diag_entry *e)
 	const char *bus = e->dir == PT_DIAG_READ ? "DOWN" : "UP";
 	double w = fig_share(&v->f, b, PT_F_WORDS);
 
-	if (e->bottleneck == PT_CAUSE_DMA_BUS)
-		snprintf(e->why, sizeof e->why, "%s%d moved a word in %.2f %% of the DMA cycles", bus,
-			 e->port, pct(w));
-	else
+	if (e->bottleneck == PT_CAUSE_DMA_BUS) {
+		const struct pt_layout *l = v->f.l;
+		unsigned regions = pt_layout_bus_real_regions(l, b);
+
+		snprintf(e->why, sizeof e->why,
+			 "%s%d, a word of %u region%s x %u B, moved one in %.2f %% of the DMA cycles",
+			 bus, e->port, regions, regions == 1 ? "" : "s",
+			 l->region_bytes[pt_layout_bus_kind(l, b)], pct(w));
+	} else {
 		snprintf(e->why, sizeof e->why,
 			 "the DMA refused DOWN%d in %.2f %% of its cycles (it moved %.2f %%); "
 			 "the PTC held the DOWN stream %.2f %%",
 			 e->port, pct(view_consumer(v, (unsigned)e->port)), pct(w),
 			 pct(v->down_held));
+	}
 }
 
 static void why_link(const struct view *v, struct pt_diag_entry *e)

@@ -36,24 +36,25 @@ static void wrapped(FILE *out, const char *label, const char *text)
 {
 	int indent = (int)strlen(label) + 4, col = indent;
 
-	fprintf(out, "  %s: ", label);
+	fprintf(out, "  %s:", label);
 	while (*text) {
-		size_t word = strcspn(text, " ");
+		size_t word;
 
-		if (col > indent && col + (int)word > WRAP) {
+		while (*text == ' ')
+			text++;
+		word = strcspn(text, " ");
+		if (!word)
+			break;
+		if (col > indent && col + 1 + (int)word > WRAP) {
 			fprintf(out, "\n%*s", indent, "");
 			col = indent;
+		} else {
+			fputc(' ', out);
+			col++;
 		}
 		fprintf(out, "%.*s", (int)word, text);
 		col += (int)word;
 		text += word;
-		if (*text == ' ') {
-			text++;
-			if (*text && col + 1 < WRAP) {
-				fputc(' ', out);
-				col++;
-			}
-		}
 	}
 	fputc('\n', out);
 }
@@ -92,43 +93,45 @@ static void text_evidence(FILE *out, const struct pt_diag_entry *e)
 
 static void text_latency(FILE *out, const struct pt_latency *t)
 {
-	char pool[64];
+	char pool[64], span[96], line[256];
 
 	if (!t->valid)
 		return;
 	if (t->pool_lo == t->pool_hi)
 		snprintf(pool, sizeof pool, "%u tags%s", t->pool_lo,
-			 t->pool_assumed ? ", the configured pool" : "");
+			 t->pool_assumed ? ", the configured one" : "");
 	else
 		snprintf(pool, sizeof pool, "%u to %u tags", t->pool_lo, t->pool_hi);
-	fprintf(out, "  tag holding time (Little's law): ");
 	if (t->have_ns && t->hi_bounded)
-		fprintf(out, "%.0f .. %.0f ns", t->lo_ns, t->hi_ns);
+		snprintf(span, sizeof span, "%.0f .. %.0f ns", t->lo_ns, t->hi_ns);
 	else if (t->have_ns)
-		fprintf(out, "at least %.0f ns", t->lo_ns);
+		snprintf(span, sizeof span, "at least %.0f ns", t->lo_ns);
 	else if (t->hi_bounded)
-		fprintf(out, "%.0f .. %.0f PCIe cycles", t->lo_cycles, t->hi_cycles);
+		snprintf(span, sizeof span, "%.0f .. %.0f PCIe cycles", t->lo_cycles, t->hi_cycles);
 	else
-		fprintf(out, "at least %.0f PCIe cycles", t->lo_cycles);
-	fprintf(out, " (%.1f .. %.1f tags in use, pool %s)\n", t->inuse_lo, t->inuse_hi, pool);
+		snprintf(span, sizeof span, "at least %.0f PCIe cycles", t->lo_cycles);
+	snprintf(line, sizeof line, "%s (Little's law: %.1f .. %.1f tags in use, a pool of %s)",
+		 span, t->inuse_lo, t->inuse_hi, pool);
+	wrapped(out, "tag holding time", line);
 }
 
 static void text_corr(FILE *out, const struct pt_layout *l, const struct pt_corr_bus *c)
 {
-	char name[64];
+	char name[64], line[320];
+	int n;
 
 	pt_layout_bus_name(l, c->bus, name, sizeof name);
 	if (isfinite(c->gbps))
-		fprintf(out, "  corrected %s: %.2f Gbit/s; the report's %.2f Gbit/s", name, c->gbps,
-			c->plain_gbps);
+		n = snprintf(line, sizeof line, "%s really carried %.2f Gbit/s; the report's %.2f Gbit/s",
+			     name, c->gbps, c->plain_gbps);
 	else
-		fprintf(out, "  corrected %s: %.0f bytes; the report's %.0f", name, c->bytes,
-			(double)c->items * l->item_bytes);
-	if (isfinite(c->overstated_pct))
-		fprintf(out, " over-states it by %.2f %%", c->overstated_pct);
-	else
-		fprintf(out, " counts only padding");
-	fprintf(out, " (%" PRIu64 " items of padded regions)\n", c->padded_items);
+		n = snprintf(line, sizeof line, "%s really carried %.0f bytes; the report's %.0f",
+			     name, c->bytes, (double)c->items * l->item_bytes);
+	if (n > 0 && (size_t)n < sizeof line)
+		snprintf(line + n, sizeof line - (size_t)n,
+			 " over-states it by %.2f %% (%" PRIu64 " items counted in padded regions)",
+			 c->overstated_pct, c->padded_items);
+	wrapped(out, "corrected", line);
 }
 
 /* The buses a direction's corrections belong to: RC and DOWN carry the
@@ -154,7 +157,8 @@ static void text_entry(FILE *out, const struct pt_layout *l, const struct pt_dia
 		snprintf(title, sizeof title, "%s", pt_diag_cause_name(e->bottleneck));
 	fprintf(out, "\nPCIe endpoint %u, %s: %s\n", e->ep, dir_titles[e->dir], title);
 	wrapped(out, "why", e->why);
-	wrapped(out, "advice", pt_diag_cause_advice(e->bottleneck, e->dir));
+	if (e->bottleneck != PT_CAUSE_IDLE)
+		wrapped(out, "advice", pt_diag_cause_advice(e->bottleneck, e->dir));
 	if (e->measured && e->bottleneck != PT_CAUSE_IDLE) {
 		text_tree(out, e);
 		text_evidence(out, e);
@@ -182,11 +186,14 @@ int pt_render_diag_text(FILE *out, const struct pt_report *rep)
 
 /* ---- JSON ----------------------------------------------------------------------- */
 
+/* A leaf of the tree (its children: none). */
 static void json_node(struct jw *w, const char *name, double share)
 {
 	jw_open(w, NULL, '{');
 	jw_str(w, "name", name);
 	jw_number(w, "pct", 100 * share);
+	jw_open(w, "children", '[');
+	jw_close(w);
 	jw_close(w);
 }
 
