@@ -58,6 +58,34 @@ int pt_render_text(FILE *out, const struct pt_report *rep);
  * "seconds" is null in totals mode, repr(seconds) in interval mode. */
 int pt_render_json(FILE *out, const struct pt_report *rep);
 
+/*
+ * --compare: two reports side by side: per bus and per reason both values
+ * and the change (B - A), then both diagnoses.  The reports may have
+ * different layouts; what only one of them has shows "-" (null in JSON).
+ */
+struct pt_compare {
+	const struct pt_report *a, *b;
+	const char *name_a, *name_b; /* the devices, as given */
+};
+int pt_render_compare_text(FILE *out, const struct pt_compare *c);
+int pt_render_compare_json(FILE *out, const struct pt_compare *c);
+
+/*
+ * --sweep: one report per value of a scenario key (the same device with
+ * KEY=VALUE on top), one column per value: throughput per bus, the
+ * reasons that reach 1 % in some column, the bottlenecks and the tag
+ * holding time.
+ */
+struct pt_sweep {
+	const char *key;               /* "endpoint.mrrs" */
+	const char *device;            /* "sim:tags-starved" */
+	unsigned n;
+	const char *const *values;     /* n values, as given */
+	const struct pt_report *reps;  /* n reports */
+};
+int pt_render_sweep_text(FILE *out, const struct pt_sweep *s);
+int pt_render_sweep_json(FILE *out, const struct pt_sweep *s);
+
 /* Python's repr() of a float (shortest round-trip form): "1.0",
  * "0.3000000000000007", "2.9999999999752447e-05", "1e+16", "inf", "nan".
  * The result is cut to len - 1 characters if buf is too short (64 is

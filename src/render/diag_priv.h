@@ -19,4 +19,28 @@ int pt_render_diag_text(FILE *out, const struct pt_report *rep);
  * object open in w. */
 int pt_render_diag_json(struct jw *w, const struct pt_report *rep);
 
+/* The "diagnosis" array of rep's diagnosis d under key (entries as
+ * --diagnose -j writes them). */
+void pt_render_diag_entries(struct jw *w, const char *key, const struct pt_layout *l,
+			    const struct pt_diagnosis *d);
+
+/* ---- figures of one report for the comparison and the sweep (figs.c):
+ * percentages of the cycles of their clock, Gbit/s with padded regions
+ * removed; NaN where the report has no such thing ---------------------- */
+
+double pt_render_fig_bus(const struct pt_report *r, unsigned ep, unsigned b, unsigned field);
+double pt_render_fig_gbps(const struct pt_report *r, unsigned ep, unsigned b);
+/* Reasons: the driven BRAKE reasons, then "PCIe endpoint not ready". */
+unsigned pt_render_fig_reasons(const struct pt_report *r);
+const char *pt_render_fig_reason_label(const struct pt_report *r, unsigned k,
+				       char buf[PT_REGS_NAME_LEN]);
+double pt_render_fig_reason(const struct pt_report *r, unsigned ep, unsigned k);
+double pt_render_fig_band(const struct pt_report *r, unsigned ep, unsigned h, unsigned b);
+/* Cells: the value in fmt or "-"; the change b - a ("%+.2f") or "-"; a
+ * verdict "dma-bus (port 1)" or "-"; a holding time "2126-2258 ns" or "-". */
+void pt_render_fig_cell(char *buf, size_t len, const char *fmt, double v);
+void pt_render_fig_change(char *buf, size_t len, double a, double b);
+void pt_render_fig_verdict(char *buf, size_t len, const struct pt_diag_entry *e);
+void pt_render_fig_hold(char *buf, size_t len, const struct pt_latency *t);
+
 #endif

@@ -334,6 +334,15 @@ static void json_truth(struct jw *w, const struct pt_layout *l, const struct pt_
 	jw_close(w);
 }
 
+void pt_render_diag_entries(struct jw *w, const char *key, const struct pt_layout *l,
+			    const struct pt_diagnosis *d)
+{
+	jw_open(w, key, '[');
+	for (unsigned i = 0; i < d->nentries; i++)
+		json_entry(w, l, d, &d->entry[i]);
+	jw_close(w);
+}
+
 int pt_render_diag_json(struct jw *w, const struct pt_report *rep)
 {
 	struct pt_diagnosis *d;
@@ -341,10 +350,7 @@ int pt_render_diag_json(struct jw *w, const struct pt_report *rep)
 
 	if (rc < 0)
 		return rc;
-	jw_open(w, "diagnosis", '[');
-	for (unsigned i = 0; i < d->nentries; i++)
-		json_entry(w, rep->layout, d, &d->entry[i]);
-	jw_close(w);
+	pt_render_diag_entries(w, "diagnosis", rep->layout, d);
 	if (rep->truth)
 		json_truth(w, rep->layout, rep->truth);
 	pt_diag_free(d);
