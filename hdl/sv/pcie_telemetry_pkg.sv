@@ -30,9 +30,13 @@ package pcie_telemetry_pkg;
 
   // ---- PCIE_TELEMETRY_MI --------------------------------------------------
 
+  typedef int unsigned ptm_generics_t[17];
+  import "DPI-C" function chandle ptm_dpi_new_g(input ptm_generics_t gen);
+
   // Create the component in its power-up state from its generics (defaults
-  // are the firmware's).  Returns null on bad generics: ptm_error() says why.
-  import "DPI-C" function chandle ptm_dpi_new(
+  // are the firmware's; named arguments work).  Returns null on bad
+  // generics: ptm_dpi_error() says why.
+  function automatic chandle ptm_dpi_new(
       input int unsigned pcie_endpoints = 1,
       input int unsigned dma_ports = 1,
       input int unsigned pcie_rq_mfb_regions = 2,
@@ -50,6 +54,13 @@ package pcie_telemetry_pkg;
       input int unsigned drain_period = 4096,
       input int unsigned tag_capacity = 256,
       input int unsigned stfifo_capacity = 1024);
+    ptm_generics_t g = '{pcie_endpoints, dma_ports, pcie_rq_mfb_regions, pcie_rc_mfb_regions,
+        dma_up_mfb_regions, dma_down_mfb_regions, pcie_rq_mfb_region_bytes,
+        pcie_rc_mfb_region_bytes, dma_up_mfb_region_bytes, dma_down_mfb_region_bytes,
+        mfb_item_bytes, pcie_eof_pos_width, dma_eof_pos_width, cnt_width, drain_period,
+        tag_capacity, stfifo_capacity};
+    return ptm_dpi_new_g(g);
+  endfunction
 
   // The one-line reason of the last failed ptm_dpi_new/ptm_dpi_probe_new.
   import "DPI-C" function string ptm_dpi_error();

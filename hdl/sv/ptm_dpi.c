@@ -19,13 +19,7 @@
 
 /* The prototypes, as the SV imports declare them (no header: the
  * simulator generates its own from the package). */
-void *ptm_dpi_new(uint32_t pcie_endpoints, uint32_t dma_ports, uint32_t pcie_rq_mfb_regions,
-		  uint32_t pcie_rc_mfb_regions, uint32_t dma_up_mfb_regions,
-		  uint32_t dma_down_mfb_regions, uint32_t pcie_rq_mfb_region_bytes,
-		  uint32_t pcie_rc_mfb_region_bytes, uint32_t dma_up_mfb_region_bytes,
-		  uint32_t dma_down_mfb_region_bytes, uint32_t mfb_item_bytes,
-		  uint32_t pcie_eof_pos_width, uint32_t dma_eof_pos_width, uint32_t cnt_width,
-		  uint32_t drain_period, uint32_t tag_capacity, uint32_t stfifo_capacity);
+void *ptm_dpi_new_g(const uint32_t *gen);
 const char *ptm_dpi_error(void);
 void ptm_dpi_free(void *m);
 void ptm_dpi_pcie_edge(void *m, uint32_t ep, svBit rst, uint32_t sof, uint32_t eof,
@@ -55,22 +49,9 @@ void ptm_dpi_probe_mi_clk(void *p, svBit mi_rst, svBit flag_clr, svBit rd, svBit
 void ptm_dpi_probe_tx(void *p, svBit *vld, uint32_t *index, uint64_t *delta, svBit *fifo_ovf,
 		      svBit *overrun);
 
-void *ptm_dpi_new(uint32_t pcie_endpoints, uint32_t dma_ports, uint32_t pcie_rq_mfb_regions,
-		  uint32_t pcie_rc_mfb_regions, uint32_t dma_up_mfb_regions,
-		  uint32_t dma_down_mfb_regions, uint32_t pcie_rq_mfb_region_bytes,
-		  uint32_t pcie_rc_mfb_region_bytes, uint32_t dma_up_mfb_region_bytes,
-		  uint32_t dma_down_mfb_region_bytes, uint32_t mfb_item_bytes,
-		  uint32_t pcie_eof_pos_width, uint32_t dma_eof_pos_width, uint32_t cnt_width,
-		  uint32_t drain_period, uint32_t tag_capacity, uint32_t stfifo_capacity)
+/* gen: the PTM_HDL_NGENERICS generics in the order of ptm_dpi_new. */
+void *ptm_dpi_new_g(const uint32_t *gen)
 {
-	const uint32_t gen[PTM_HDL_NGENERICS] = {
-		pcie_endpoints,		  dma_ports,	      pcie_rq_mfb_regions,
-		pcie_rc_mfb_regions,	  dma_up_mfb_regions, dma_down_mfb_regions,
-		pcie_rq_mfb_region_bytes, pcie_rc_mfb_region_bytes, dma_up_mfb_region_bytes,
-		dma_down_mfb_region_bytes, mfb_item_bytes,    pcie_eof_pos_width,
-		dma_eof_pos_width,	  cnt_width,	      drain_period,
-		tag_capacity,		  stfifo_capacity,
-	};
 	struct ptm_hdl *h;
 	return ptm_hdl_new(gen, &h) ? NULL : h;
 }

@@ -65,7 +65,10 @@ package pcie_telemetry_pkg is
     drain_period              : integer := 4096;
     tag_capacity              : integer := 256;
     stfifo_capacity           : integer := 1024) return integer;
-  attribute foreign of ptm_new : function is "VHPIDIRECT ptm_vhpi_new";
+  -- The same from an array, in the order of ptm_new's arguments.
+  type ptm_generics_t is array (0 to 16) of integer;
+  impure function ptm_new_g(g : ptm_generics_t) return integer;
+  attribute foreign of ptm_new_g : function is "VHPIDIRECT ptm_vhpi_new";
 
   -- The reason of the last failed ptm_new/ptm_probe_new, space-padded.
   procedure ptm_error(msg : out ptm_msg_t);
@@ -187,8 +190,6 @@ package body pcie_telemetry_pkg is
     return std_logic_vector(resize(unsigned(v), PTM_PCIE_POS_W));
   end function;
 
-  -- The bodies of the foreign subprograms run only when the C shim was not
-  -- linked in.
   impure function ptm_new(
     pcie_endpoints            : integer := 1;
     dma_ports                 : integer := 1;
@@ -208,10 +209,22 @@ package body pcie_telemetry_pkg is
     tag_capacity              : integer := 256;
     stfifo_capacity           : integer := 1024) return integer is
   begin
+    return ptm_new_g((pcie_endpoints, dma_ports, pcie_rq_mfb_regions, pcie_rc_mfb_regions,
+                      dma_up_mfb_regions, dma_down_mfb_regions, pcie_rq_mfb_region_bytes,
+                      pcie_rc_mfb_region_bytes, dma_up_mfb_region_bytes,
+                      dma_down_mfb_region_bytes, mfb_item_bytes, pcie_eof_pos_width,
+                      dma_eof_pos_width, cnt_width, drain_period, tag_capacity,
+                      stfifo_capacity));
+  end function;
+
+  impure function ptm_new_g(g : ptm_generics_t) return integer is
+  begin
     report "ptm_vhpi.c is not linked in" severity failure;
     return 0;
   end function;
 
+  -- The bodies of the foreign subprograms run only when the C shim was not
+  -- linked in.
   procedure ptm_error(msg : out ptm_msg_t) is
   begin
     report "ptm_vhpi.c is not linked in" severity failure;

@@ -24,13 +24,7 @@
 #define MSG_LEN 256 /* ptm_msg_t */
 
 /* The prototypes, as pcie_telemetry_pkg.vhd declares them. */
-int32_t ptm_vhpi_new(int32_t pcie_endpoints, int32_t dma_ports, int32_t pcie_rq_mfb_regions,
-		     int32_t pcie_rc_mfb_regions, int32_t dma_up_mfb_regions,
-		     int32_t dma_down_mfb_regions, int32_t pcie_rq_mfb_region_bytes,
-		     int32_t pcie_rc_mfb_region_bytes, int32_t dma_up_mfb_region_bytes,
-		     int32_t dma_down_mfb_region_bytes, int32_t mfb_item_bytes,
-		     int32_t pcie_eof_pos_width, int32_t dma_eof_pos_width, int32_t cnt_width,
-		     int32_t drain_period, int32_t tag_capacity, int32_t stfifo_capacity);
+int32_t ptm_vhpi_new(const int32_t *gen);
 void ptm_vhpi_error(char *msg);
 void ptm_vhpi_free(int32_t h);
 void ptm_vhpi_pcie_edge(int32_t h, int32_t ep, uint8_t rst, const uint8_t *sof,
@@ -152,22 +146,9 @@ static uint8_t to_sl(unsigned bit)
 
 /* ---- PCIE_TELEMETRY_MI ----------------------------------------------------- */
 
-int32_t ptm_vhpi_new(int32_t pcie_endpoints, int32_t dma_ports, int32_t pcie_rq_mfb_regions,
-		     int32_t pcie_rc_mfb_regions, int32_t dma_up_mfb_regions,
-		     int32_t dma_down_mfb_regions, int32_t pcie_rq_mfb_region_bytes,
-		     int32_t pcie_rc_mfb_region_bytes, int32_t dma_up_mfb_region_bytes,
-		     int32_t dma_down_mfb_region_bytes, int32_t mfb_item_bytes,
-		     int32_t pcie_eof_pos_width, int32_t dma_eof_pos_width, int32_t cnt_width,
-		     int32_t drain_period, int32_t tag_capacity, int32_t stfifo_capacity)
+/* gen: the PTM_HDL_NGENERICS generics in the order of ptm_new. */
+int32_t ptm_vhpi_new(const int32_t *g)
 {
-	const int32_t g[PTM_HDL_NGENERICS] = {
-		pcie_endpoints,		  dma_ports,	      pcie_rq_mfb_regions,
-		pcie_rc_mfb_regions,	  dma_up_mfb_regions, dma_down_mfb_regions,
-		pcie_rq_mfb_region_bytes, pcie_rc_mfb_region_bytes, dma_up_mfb_region_bytes,
-		dma_down_mfb_region_bytes, mfb_item_bytes,    pcie_eof_pos_width,
-		dma_eof_pos_width,	  cnt_width,	      drain_period,
-		tag_capacity,		  stfifo_capacity,
-	};
 	uint32_t gen[PTM_HDL_NGENERICS];
 	for (unsigned i = 0; i < PTM_HDL_NGENERICS; i++)
 		gen[i] = g[i] < 0 ? UINT32_MAX : (uint32_t)g[i]; /* out of every range */

@@ -129,11 +129,25 @@
     return 1;
   endfunction
 
+  // n MI edges with TX_RD = 1, each delta popped ends its write's event.
+  function automatic bit mi_edges(int unsigned n, bit check);
+    bit vld, ovf, ovr;
+    int unsigned idx;
+    longint unsigned delta;
+    for (int unsigned k = 0; k < n; k++) begin
+      ptm_dpi_probe_mi_clk(probe, 0, li_flag_clr, 1, vld, idx, delta, ovf, ovr);
+      if (vld) begin
+        if (!probe_pop(idx, delta, check)) return 0;
+      end
+    end
+    return 1;
+  endfunction
+
   // One CLK edge with the line's inputs, then its MI edges (TX_RD = 1).
   function automatic bit probe_edge(longint unsigned cycle);
-    bit tick, wen, wdrop, flushed, vld, ovf, ovr;
-    int unsigned widx, idx;
-    longint unsigned wdelta, delta;
+    bit tick, wen, wdrop, flushed;
+    int unsigned widx;
+    longint unsigned wdelta;
     ptm_dpi_probe_clk(probe, li_rst, li_sof, li_eof, li_pos, li_src, li_dst, li_brake,
                       li_mvb_vld, li_msrc, li_mdst, tick, wen, wdrop, widx, wdelta, flushed);
     if (flushed) begin
@@ -145,13 +159,7 @@
       ev.push_back(mk_event(wdrop ? "X" : "P", cycle, widx, wdelta));
       if (!wdrop) pend.push_back(ev.size() - 1);
     end
-    for (int unsigned k = 0; k < li_mi_edges; k++) begin
-      ptm_dpi_probe_mi_clk(probe, 0, li_flag_clr, 1, vld, idx, delta, ovf, ovr);
-      if (vld) begin
-        if (!probe_pop(idx, delta, 1)) return 0;
-      end
-    end
-    return 1;
+    return mi_edges(li_mi_edges, 1);
   endfunction
 
   function automatic void probe_render();
@@ -171,9 +179,8 @@
   endfunction
 
   function automatic bit run_probe();
-    longint unsigned cycles, cycle = 0, reps, delta;
-    bit have_line = 0, ended = 0, vld, ovf, ovr;
-    int unsigned idx;
+    longint unsigned cycles, cycle = 0, reps;
+    bit have_line = 0, ended = 0;
     if (!probe_header(cycles)) return 0;
     while (next_record()) begin
       if (ended) return fail($sformatf("'%s' after END", toks[0]));
@@ -198,10 +205,7 @@
         if (!probe_edge(cycle)) return 0;
     end
     if (!ended) return fail("missing END");
-    for (int i = 0; i < FINAL_MI_EDGES; i++) begin
-      ptm_dpi_probe_mi_clk(probe, 0, li_flag_clr, 1, vld, idx, delta, ovf, ovr);
-      if (vld) void'(probe_pop(idx, delta, 0));
-    end
+    if (!mi_edges(FINAL_MI_EDGES, 0)) return 0;
     probe_render();
     ptm_dpi_probe_free(probe);
     return 1;

@@ -39,9 +39,9 @@ begin
     variable hv : ptm_pos_t;     -- last parsed hex value (bits below its width)
 
     -- probe: events and the FIFO of pending writes
-    variable ev      : event_arr_p := new event_arr_t(0 to 1023);
+    variable ev      : event_list.arr_p;
     variable nev     : natural := 0;
-    variable pend    : int_arr_p := new int_arr_t(0 to 255);
+    variable pend    : int_list.arr_p;  -- pend(ph .. pt-1): indices into ev, FIFO order
     variable ph, pt  : natural := 0;
     variable probe   : integer;
     variable pb_buses, pb_regions, pb_pos_w, pb_brakes : natural;
@@ -57,7 +57,7 @@ begin
     variable model  : integer;
     variable c_nep, c_pr, c_dr, c_db : natural;
     variable edges_decl, edges : natural := 0;
-    variable reads  : read_arr_p := new read_arr_t(0 to 255);
+    variable reads  : read_list.arr_p;
     variable nreads, next_answer : natural := 0;
     type dom_arr_t is array (0 to REP_HISTORY - 1) of natural;
     type bare_arr_t is array (0 to REP_HISTORY - 1) of boolean;
@@ -276,14 +276,14 @@ begin
 
     procedure push_event(kind : character; cycle, chan : natural; delta : ptm_w64_t) is
     begin
-      grow(ev, nev);
+      event_list.grow(ev, nev);
       ev(nev) := (kind, cycle, chan, delta);
       nev := nev + 1;
     end procedure;
 
     procedure push_pend(i : natural) is
     begin
-      grow(pend, ph, pt);
+      int_list.grow(pend, pt);
       pend(pt) := i;
       pt := pt + 1;
     end procedure;
@@ -306,10 +306,24 @@ begin
       ev(i).kind := 'W';
     end procedure;
 
+    -- n MI edges with TX_RD = 1, each delta popped ends its write's event.
+    procedure mi_edges(n : natural; check : boolean) is
+      variable vld, ovf, ovr : std_logic;
+      variable idx : integer;
+      variable delta : ptm_w64_t;
+    begin
+      for k in 1 to n loop
+        ptm_probe_mi_clk(probe, '0', li_flag_clr, '1', vld, idx, delta, ovf, ovr);
+        if vld = '1' then
+          pop(idx, delta, check);
+        end if;
+      end loop;
+    end procedure;
+
     procedure probe_edge(cycle : natural) is
-      variable tick, wen, wdrop, flushed, vld, ovf, ovr : std_logic;
-      variable widx, idx : integer;
-      variable wdelta, delta : ptm_w64_t;
+      variable tick, wen, wdrop, flushed : std_logic;
+      variable widx : integer;
+      variable wdelta : ptm_w64_t;
     begin
       ptm_probe_clk(probe, li_rst, li_sof, li_eof, li_pos, li_src, li_dst, li_brake, li_mvb,
                     li_msrc, li_mdst, tick, wen, wdrop, widx, wdelta, flushed);
@@ -331,12 +345,7 @@ begin
           push_pend(nev - 1);
         end if;
       end if;
-      for k in 1 to li_mi_edges loop
-        ptm_probe_mi_clk(probe, '0', li_flag_clr, '1', vld, idx, delta, ovf, ovr);
-        if vld = '1' then
-          pop(idx, delta, true);
-        end if;
-      end loop;
+      mi_edges(li_mi_edges, true);
     end procedure;
 
     procedure run_probe is
@@ -388,12 +397,7 @@ begin
       if not ended then
         fail("missing END");
       end if;
-      for i in 1 to FINAL_MI_EDGES loop
-        ptm_probe_mi_clk(probe, '0', li_flag_clr, '1', vld, idx, delta, ovf, ovr);
-        if vld = '1' then
-          pop(idx, delta, false);
-        end if;
-      end loop;
+      mi_edges(FINAL_MI_EDGES, false);
       ptm_probe_tx(probe, vld, idx, delta, ovf, ovr);
       write(o, string'("PROBE_EXPECTED 1"));
       writeline(output, o);
@@ -411,6 +415,7 @@ begin
       writeline(output, o);
       write(o, string'("END"));
       writeline(output, o);
+      deallocate(o);
       ptm_probe_free(probe);
     end procedure;
 
@@ -551,7 +556,7 @@ begin
       variable drdy, ardy : std_logic;
     begin
       if rdq = '1' then
-        grow(reads, nreads);
+        read_list.grow(reads, nreads);
         reads(nreads) := (edges, addr, (others => '0'), rd.lineno);
         nreads := nreads + 1;
       end if;
@@ -778,6 +783,7 @@ begin
       end loop;
       write(o, string'("END"));
       writeline(output, o);
+      deallocate(o);
       ptm_free(model);
     end procedure;
 

@@ -1,3 +1,30 @@
+-- pcie-telemetry: a growable array of any element type (doubling), for the
+-- testbench's event, FIFO and read lists.
+package ptm_grow_pkg is
+  generic (type elem_t);
+  type arr_t is array (natural range <>) of elem_t;
+  type arr_p is access arr_t;
+  -- Make room for a(n), keeping a(0 to n-1).
+  procedure grow(a : inout arr_p; n : natural);
+end package ptm_grow_pkg;
+
+package body ptm_grow_pkg is
+  procedure grow(a : inout arr_p; n : natural) is
+    variable na : arr_p;
+  begin
+    if a = null then
+      a := new arr_t(0 to 255);
+    end if;
+    if n <= a'high then
+      return;
+    end if;
+    na := new arr_t(0 to 2 * a'length - 1);
+    na(0 to n - 1) := a(0 to n - 1);
+    deallocate(a);
+    a := na;
+  end procedure;
+end package body ptm_grow_pkg;
+
 -- pcie-telemetry: helpers of ptm_trace_tb: a textio record reader (fields
 -- of a line without its comment), number parsing and printing, growable
 -- arrays, and the exit with a status.
@@ -46,23 +73,16 @@ package ptm_trace_util is
     chan  : natural;
     delta : ptm_w64_t;
   end record;
-  type event_arr_t is array (natural range <>) of event_t;
-  type event_arr_p is access event_arr_t;
-  procedure grow(a : inout event_arr_p; n : natural);
+  package event_list is new work.ptm_grow_pkg generic map (elem_t => event_t);
 
-  type int_arr_t is array (natural range <>) of natural;
-  type int_arr_p is access int_arr_t;
-  -- Room at a(tail) for a FIFO a(head .. tail-1), compacting it first.
-  procedure grow(a : inout int_arr_p; head, tail : inout natural);
+  package int_list is new work.ptm_grow_pkg generic map (elem_t => natural);
 
   type read_rec_t is record
     at         : natural;  -- edge of the request
     addr, data : ptm_w32_t;
     line       : natural;
   end record;
-  type read_arr_t is array (natural range <>) of read_rec_t;
-  type read_arr_p is access read_arr_t;
-  procedure grow(a : inout read_arr_p; n : natural);
+  package read_list is new work.ptm_grow_pkg generic map (elem_t => read_rec_t);
 
 end package ptm_trace_util;
 
@@ -237,50 +257,6 @@ package body ptm_trace_util is
       writeline(err, l);
     end if;
     c_exit(status);
-  end procedure;
-
-  procedure grow(a : inout event_arr_p; n : natural) is
-    variable na : event_arr_p;
-  begin
-    if n <= a'high then
-      return;
-    end if;
-    na := new event_arr_t(0 to 2 * a'length - 1);
-    na(0 to n - 1) := a(0 to n - 1);
-    deallocate(a);
-    a := na;
-  end procedure;
-
-  procedure grow(a : inout int_arr_p; head, tail : inout natural) is
-    variable na : int_arr_p;
-  begin
-    if tail <= a'high then
-      return;
-    end if;
-    if head > 0 then
-      a(0 to tail - head - 1) := a(head to tail - 1);
-      tail := tail - head;
-      head := 0;
-    end if;
-    if tail <= a'high then
-      return;
-    end if;
-    na := new int_arr_t(0 to 2 * a'length - 1);
-    na(0 to tail - 1) := a(0 to tail - 1);
-    deallocate(a);
-    a := na;
-  end procedure;
-
-  procedure grow(a : inout read_arr_p; n : natural) is
-    variable na : read_arr_p;
-  begin
-    if n <= a'high then
-      return;
-    end if;
-    na := new read_arr_t(0 to 2 * a'length - 1);
-    na(0 to n - 1) := a(0 to n - 1);
-    deallocate(a);
-    a := na;
   end procedure;
 
 end package body ptm_trace_util;
