@@ -21,7 +21,8 @@ static int fail(int rc, const char *what)
 	return rc;
 }
 
-uint64_t ptm_hdl_bits(const uint32_t *w, unsigned lsb, unsigned n)
+/* Bits [lsb, lsb+n) of a word vector (NULL: zeros), n <= 64. */
+static uint64_t bits(const uint32_t *w, unsigned lsb, unsigned n)
 {
 	uint64_t v = 0;
 	if (!w)
@@ -140,11 +141,11 @@ void ptm_hdl_buses(struct ptm_bus_in *bus, unsigned nbus, unsigned regions, unsi
 	for (unsigned b = 0; b < nbus; b++) {
 		struct ptm_bus_in *bi = &bus[b];
 		unsigned lsb = b * regions;
-		bi->sof = (uint32_t)ptm_hdl_bits(v->sof, lsb, regions);
-		bi->eof = (uint32_t)ptm_hdl_bits(v->eof, lsb, regions);
-		bi->mvb_vld = (uint32_t)ptm_hdl_bits(v->mvb_vld, lsb, regions);
+		bi->sof = (uint32_t)bits(v->sof, lsb, regions);
+		bi->eof = (uint32_t)bits(v->eof, lsb, regions);
+		bi->mvb_vld = (uint32_t)bits(v->mvb_vld, lsb, regions);
 		for (unsigned r = 0; r < regions; r++)
-			bi->eof_pos[r] = (uint16_t)ptm_hdl_bits(v->eof_pos, (lsb + r) * pos_w, pos_w);
+			bi->eof_pos[r] = (uint16_t)bits(v->eof_pos, (lsb + r) * pos_w, pos_w);
 		bi->src_rdy = (uint8_t)((v->src_rdy >> b) & 1);
 		bi->dst_rdy = (uint8_t)((v->dst_rdy >> b) & 1);
 		bi->mvb_src_rdy = (uint8_t)((v->mvb_src_rdy >> b) & 1);

@@ -84,9 +84,6 @@ void ptm_hdl_pcie_buses(const struct ptm_hdl *h, struct ptm_pcie_in *in, const u
  * (ep >= endpoints: ignored). */
 void ptm_hdl_dma_in(struct ptm_hdl *h, unsigned ep, const struct ptm_hdl_vecs *v);
 
-/* Bits [lsb, lsb+n) of a word vector, n <= 64. */
-uint64_t ptm_hdl_bits(const uint32_t *w, unsigned lsb, unsigned n);
-
 /* The one-line message of the last failed ptm_hdl_*new of this thread
  * ("" when none failed). */
 const char *ptm_hdl_last_error(void);
