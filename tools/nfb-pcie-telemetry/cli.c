@@ -114,12 +114,5 @@ int pt_cli_main(int argc, char **argv, FILE *out, FILE *err)
 	cli_signals_restore(&sig);
 	if (status != 0 && e.msg[0])
 		cli_print_error(err, e.msg);
-	/* After the report, and never beside an error: a failed run
-	 * says one thing only. */
-	if (status == 0 && !a.clear && a.interval < 0)
-		fprintf(err,
-			CLI_PROG ": warning: -t %g is negative; showed the totals since the last "
-			"clear, as -t 0 does\n",
-			a.interval);
 	return status;
 }

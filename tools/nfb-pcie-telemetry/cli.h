@@ -68,7 +68,7 @@ enum cli_action { CLI_RUN, CLI_HELP, CLI_VERSION };
 struct cli_args {
 	const char *device; /* -d, NULL: the default NFB device */
 	unsigned index;     /* -i */
-	double interval;    /* -t; <= 0 is totals */
+	double interval;    /* -t, >= 0; 0 is totals */
 	bool watch, clear, json;
 	const char *record; /* --record FILE */
 	enum cli_action action;

@@ -62,6 +62,11 @@ static int take_interval(struct cli_args *a, const char *s, struct cli_error *e)
 	if (!isfinite(v))
 		return cli_fail(e, CLI_EXIT_USAGE,
 				"-t '%s': the interval must be a finite number of seconds", s);
+	if (v < 0)
+		return cli_fail(e, CLI_EXIT_USAGE,
+				"-t '%s': a negative interval (use -t 0 for the totals since the "
+				"last clear)",
+				s);
 	if (v > 1e7)
 		return cli_fail(e, CLI_EXIT_USAGE,
 				"-t '%s': an interval longer than 10^7 seconds is not supported", s);
@@ -127,8 +132,8 @@ const struct cli_option cli_options[] = {
 	{ "index", 'i', "N", "[-i INDEX]",
 	  "index of the component in the DeviceTree [default: 0]", NULL, take_index },
 	{ "interval", 't', "SEC", "[-t SEC]",
-	  "length of the measured interval [default: 1]; 0 (or\n"
-	  "less) prints the totals since the last clear",
+	  "length of the measured interval [default: 1]; 0\n"
+	  "prints the totals since the last clear",
 	  NULL, take_interval },
 	{ "watch", 'w', NULL, "[-w]", "keep measuring and printing until interrupted", NULL,
 	  take_watch },
