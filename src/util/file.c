@@ -14,6 +14,27 @@
 
 #include "util/pt_util.h"
 
+int pt_util_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		int n;
+
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		n = open("/dev/null", O_RDONLY | O_NOCTTY);
+		if (n < 0)
+			return -errno;
+		if (n != fd) { /* cannot happen: the lower ones are open */
+			int rc = dup2(n, fd);
+
+			close(n);
+			if (rc < 0)
+				return -errno;
+		}
+	}
+	return 0;
+}
+
 const char *pt_util_file_kind(mode_t mode)
 {
 	if (S_ISDIR(mode))

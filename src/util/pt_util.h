@@ -45,6 +45,16 @@ int pt_util_open_file(const char *path, const char *what, uint64_t max_bytes, ui
 int pt_util_read_file(const char *path, const char *what, size_t max_bytes, char **data,
 		      size_t *len, char *msg, size_t msglen);
 
+/*
+ * Before a command opens any file: a closed descriptor 0, 1 or 2 gets
+ * /dev/null, opened read-only, so that no file the command opens takes
+ * its number (the report for "standard output" would land in it).
+ * Reading it gives the end of the file, writing fails with EBADF as on
+ * the closed descriptor, so the command behaves as before.  Returns 0 or
+ * a negative errno (the command must then refuse to run).
+ */
+int pt_util_std_fds(void);
+
 /* "a folder", "a FIFO", "a character device", ... for a message. */
 const char *pt_util_file_kind(mode_t mode);
 
