@@ -26,6 +26,49 @@ static int single(const char *device, unsigned index, char *msg, size_t msglen)
 	return -ENODEV;
 }
 
+/* mmap:FILE[@OFFSET][,rw]: any file laid out like the component's 64 KiB
+ * (a register dump, a test file); ,rw lets the writes reach the file. */
+static int mmap_spec(const char *device, char *path, size_t pathlen, uint64_t *off,
+		     unsigned *flags, char *msg, size_t msglen)
+{
+	const char *spec = device + 5, *at;
+	size_t len = strlen(spec);
+
+	*off = 0;
+	*flags = 0;
+	if (len >= 3 && strcmp(spec + len - 3, ",rw") == 0) {
+		*flags = PT_BUS_MMAP_WRITE;
+		len -= 3;
+	}
+	at = NULL;
+	for (size_t i = len; i > 0 && !at; i--)
+		if (spec[i - 1] == '@')
+			at = spec + i - 1;
+	if (at) {
+		char num[32], *end;
+		size_t n = len - (size_t)(at + 1 - spec);
+
+		snprintf(num, sizeof(num), "%.*s", (int)(n < sizeof(num) ? n : sizeof(num) - 1),
+			 at + 1);
+		errno = 0;
+		*off = strtoull(num, &end, 16);
+		if (n == 0 || n >= sizeof(num) || *end != '\0' || errno || num[0] == '-' ||
+		    num[0] == '+' || num[0] == ' ') {
+			snprintf(msg, msglen, "%s: bad offset '%.*s' (expected hex)", device, (int)n,
+				 at + 1);
+			return -EINVAL;
+		}
+		len = (size_t)(at - spec);
+	}
+	if (len == 0 || len >= pathlen) {
+		snprintf(msg, msglen, "%s: %s (use mmap:FILE[@OFFSET][,rw])", device,
+			 len ? "file name too long" : "no file name");
+		return -EINVAL;
+	}
+	snprintf(path, pathlen, "%.*s", (int)len, spec);
+	return 0;
+}
+
 int pt_bus_open(const char *device, unsigned index, struct pt_bus **out, char *msg, size_t msglen)
 {
 	int rc;
@@ -48,33 +91,14 @@ int pt_bus_open(const char *device, unsigned index, struct pt_bus **out, char *m
 		return rc < 0 ? rc : pt_bus_open_pci(device + 4, out, msg, msglen);
 	}
 	if (prefixed(device, "mmap:")) {
-		/* mmap:FILE[@OFFSET]: any file laid out like the component's
-		 * 64 KiB (a register dump, a UIO map, a test file). */
-		const char *spec = device + 5, *at = strrchr(spec, '@');
-		unsigned long long off = 0;
 		char path[4096];
+		uint64_t off;
+		unsigned flags;
 
 		rc = single(device, index, msg, msglen);
-		if (rc < 0)
-			return rc;
-		if (at) {
-			char *end;
-
-			errno = 0;
-			off = strtoull(at + 1, &end, 16);
-			if (at[1] == '\0' || *end != '\0' || errno || at[1] == '-' || at[1] == '+') {
-				snprintf(msg, msglen, "%s: bad offset '%s' (expected hex)", device,
-					 at + 1);
-				return -EINVAL;
-			}
-		}
-		snprintf(path, sizeof(path), "%.*s", (int)(at ? (size_t)(at - spec) : strlen(spec)),
-			 spec);
-		if (!path[0]) {
-			snprintf(msg, msglen, "%s: no file name (use mmap:FILE[@OFFSET])", device);
-			return -EINVAL;
-		}
-		return pt_bus_open_mmap_file(path, off, out, msg, msglen);
+		if (rc == 0)
+			rc = mmap_spec(device, path, sizeof(path), &off, &flags, msg, msglen);
+		return rc < 0 ? rc : pt_bus_open_mmap_file(path, off, flags, out, msg, msglen);
 	}
 	return pt_bus_open_nfb(device, index, out, msg, msglen);
 }
