@@ -69,6 +69,9 @@ struct pt_bus {
  * Returns 0 or a negative errno with a one-line message in msg.
  */
 int pt_bus_open(const char *device, unsigned index, struct pt_bus **out, char *msg, size_t msglen);
+/* The file a device string reads (image:FILE, mmap:FILE..., sim:FILE that
+ * is no preset) into path: 1, or 0 for a device that reads no file. */
+int pt_bus_device_file(const char *device, char *path, size_t pathlen);
 void pt_bus_close(struct pt_bus *b);
 
 /* Thin wrappers that count transactions and keep errors in b->msg. */

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "pcie_telemetry/bus.h"
+#include "pcie_telemetry/env.h"
+#include "util/pt_util.h"
 
 static int prefixed(const char *s, const char *prefix)
 {
@@ -69,11 +71,11 @@ static int mmap_spec(const char *device, char *path, size_t pathlen, uint64_t *o
 	return 0;
 }
 
-int pt_bus_open(const char *device, unsigned index, struct pt_bus **out, char *msg, size_t msglen)
+static int open_device(const char *device, unsigned index, struct pt_bus **out, char *msg,
+		       size_t msglen)
 {
 	int rc;
 
-	*out = NULL;
 	if (!device)
 		return pt_bus_open_nfb(NULL, index, out, msg, msglen);
 	if (prefixed(device, "image:")) {
@@ -101,4 +103,36 @@ int pt_bus_open(const char *device, unsigned index, struct pt_bus **out, char *m
 		return rc < 0 ? rc : pt_bus_open_mmap_file(path, off, flags, out, msg, msglen);
 	}
 	return pt_bus_open_nfb(device, index, out, msg, msglen);
+}
+
+int pt_bus_open(const char *device, unsigned index, struct pt_bus **out, char *msg, size_t msglen)
+{
+	int rc;
+
+	*out = NULL;
+	rc = open_device(device, index, out, msg, msglen);
+	if (rc < 0) /* the device string, a file name or file content may hold a newline */
+		pt_util_oneline(msg, msglen);
+	return rc;
+}
+
+int pt_bus_device_file(const char *device, char *path, size_t pathlen)
+{
+	char msg[8];
+	uint64_t off;
+	unsigned flags;
+
+	if (!device || pathlen == 0)
+		return 0;
+	if (prefixed(device, "image:") && device[6]) {
+		snprintf(path, pathlen, "%s", device + 6);
+		return 1;
+	}
+	if (prefixed(device, "mmap:"))
+		return mmap_spec(device, path, pathlen, &off, &flags, msg, sizeof(msg)) == 0;
+	if (prefixed(device, "sim:") && device[4] && !pte_preset_text(device + 4)) {
+		snprintf(path, pathlen, "%s", device + 4);
+		return 1;
+	}
+	return 0;
 }

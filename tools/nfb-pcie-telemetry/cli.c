@@ -87,6 +87,11 @@ int pt_cli_main(int argc, char **argv, FILE *out, FILE *err)
 	struct cli_signals sig;
 	int status;
 
+	/* A closed standard descriptor must not become the recording. */
+	if (pt_util_std_fds() < 0) {
+		cli_print_error(err, "cannot open /dev/null onto a closed standard descriptor");
+		return CLI_EXIT_RUNTIME;
+	}
 	if (cli_parse(argc, argv, &a, &e) < 0) {
 		cli_print_error(err, e.msg);
 		return e.status;

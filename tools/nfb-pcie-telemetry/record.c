@@ -6,16 +6,25 @@
  * older FILE stays as it was.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "pcie_telemetry/bus.h"
 #include "pcie_telemetry/render.h"
+#include "util/pt_util.h"
 
-/* The command line as a shell would take it back, for the header. */
+/* The command line in a header comment stays well inside the line limit
+ * of an image (4096 characters). */
+#define COMMAND_MAX 3000
+
+/* The command line as a shell would take it back, for the header (cut
+ * to COMMAND_MAX characters, with " ..." at the end). */
 static char *command_line(int argc, char **argv)
 {
 	size_t len = 1;
@@ -52,6 +61,8 @@ static char *command_line(int argc, char **argv)
 			*p++ = '\'';
 	}
 	*p = '\0';
+	if (p - s > COMMAND_MAX)
+		strcpy(s + COMMAND_MAX - 4, " ...");
 	return s;
 }
 
@@ -82,21 +93,93 @@ static void forget(struct cli_recorder *rec)
 	rec->fd = -1;
 }
 
+/* path with its symbolic links followed to the file they lead to (which
+ * need not exist: *st_ok then is false).  NULL with errno on an error. */
+static char *follow_links(const char *path, struct stat *st, bool *st_ok)
+{
+	char *cur = strdup(path);
+
+	for (unsigned hops = 0; cur; hops++) {
+		char link[PATH_MAX], *dcopy, *next;
+		ssize_t n;
+
+		if (lstat(cur, st) != 0) {
+			*st_ok = false;
+			if (errno == ENOENT)
+				return cur;
+			break;
+		}
+		*st_ok = true;
+		if (!S_ISLNK(st->st_mode))
+			return cur;
+		n = hops < 40 ? readlink(cur, link, sizeof(link) - 1) : -1;
+		if (hops >= 40)
+			errno = ELOOP;
+		if (n < 0)
+			break;
+		link[n] = '\0';
+		dcopy = strdup(cur);
+		next = dcopy ? malloc(strlen(dcopy) + (size_t)n + 2) : NULL;
+		if (next && (link[0] == '/' || !strchr(cur, '/')))
+			strcpy(next, link);
+		else if (next)
+			sprintf(next, "%s/%s", dirname(dcopy), link);
+		free(dcopy);
+		free(cur);
+		cur = next;
+	}
+	free(cur);
+	return NULL;
+}
+
+/* Refuse what a recording must not replace (see cli.h). */
+static int check_target(const struct cli_recorder *rec, const struct stat *st, const char *device,
+			struct cli_error *e)
+{
+	char shown[PATH_MAX + 32] = "", input[4096];
+	struct stat in;
+
+	if (strcmp(rec->path, rec->target) != 0)
+		snprintf(shown, sizeof(shown), " (a link to %s)", rec->target);
+	if (S_ISDIR(st->st_mode))
+		return cli_fail(e, CLI_EXIT_USAGE, "--record %s%s: is a folder, not a file name",
+				rec->path, shown);
+	if (!S_ISREG(st->st_mode))
+		return cli_fail(e, CLI_EXIT_USAGE,
+				"--record %s%s: is %s; a recording replaces only a regular file",
+				rec->path, shown, pt_util_file_kind(st->st_mode));
+	if (pt_bus_device_file(device, input, sizeof(input)) && stat(input, &in) == 0 &&
+	    in.st_dev == st->st_dev && in.st_ino == st->st_ino)
+		return cli_fail(e, CLI_EXIT_USAGE,
+				"--record %s%s: is the file that -d %s reads; the recording would "
+				"replace it",
+				rec->path, shown, device);
+	return 0;
+}
+
 int cli_record_open(struct cli_recorder *rec, const char *path, const char *device,
 		    struct cli_error *e)
 {
 	struct stat st;
+	bool exists;
 	mode_t mask;
 
-	(void)device;
 	memset(rec, 0, sizeof(*rec));
 	rec->fd = -1;
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return cli_fail(e, CLI_EXIT_USAGE, "--record %s: is a folder, not a file name", path);
 	rec->path = strdup(path);
-	rec->target = strdup(path);
-	rec->tmp = rec->target ? temp_name(rec->target) : NULL;
-	if (!rec->path || !rec->target || !rec->tmp) {
+	rec->target = rec->path ? follow_links(path, &st, &exists) : NULL;
+	if (!rec->target) {
+		int err = rec->path ? errno : ENOMEM;
+
+		forget(rec);
+		return cli_fail(e, CLI_EXIT_USAGE, "--record %s: %s", path, strerror(err));
+	}
+	if (exists && check_target(rec, &st, device, e) < 0) {
+		forget(rec);
+		return -1;
+	}
+	rec->tmp = temp_name(rec->target);
+	if (!rec->tmp) {
 		forget(rec);
 		return cli_fail(e, CLI_EXIT_USAGE, "out of memory");
 	}
@@ -109,6 +192,7 @@ int cli_record_open(struct cli_recorder *rec, const char *path, const char *devi
 		forget(rec);
 		return -1;
 	}
+	(void)fcntl(rec->fd, F_SETFD, FD_CLOEXEC);
 	/* mkstemp makes 0600, a recording is an ordinary file; should the
 	 * change fail, the file is merely private, so that is no error. */
 	mask = umask(0);
@@ -214,8 +298,22 @@ void cli_record_undo(struct cli_recorder *rec)
 	rec->images--;
 }
 
+/* The rename is durable once the folder is on disk too (best effort). */
+static void sync_folder(const char *target)
+{
+	char *dcopy = strdup(target);
+	int fd = dcopy ? open(dirname(dcopy), O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+
+	if (fd >= 0) {
+		(void)fsync(fd);
+		close(fd);
+	}
+	free(dcopy);
+}
+
 int cli_record_close(struct cli_recorder *rec, bool keep, struct cli_error *e)
 {
+	struct stat st;
 	int rc = 0;
 
 	cli_record_drop(rec);
@@ -233,11 +331,20 @@ int cli_record_close(struct cli_recorder *rec, bool keep, struct cli_error *e)
 	}
 	if (keep && rec->images == 0)
 		keep = false;
+	if (keep && lstat(rec->target, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* something else took the name meanwhile: leave it be */
+		rc = cli_fail(e, CLI_EXIT_RUNTIME,
+			      "--record %s: became %s while recording; nothing was written",
+			      rec->path, pt_util_file_kind(st.st_mode));
+		keep = false;
+	}
 	if (keep && rename(rec->tmp, rec->target) != 0) {
 		rc = cli_fail(e, CLI_EXIT_RUNTIME, "--record %s: %s", rec->path, strerror(errno));
 		keep = false;
 	}
-	if (!keep)
+	if (keep)
+		sync_folder(rec->target);
+	else
 		unlink(rec->tmp);
 	forget(rec);
 	return rc;
