@@ -781,7 +781,17 @@ int pte_scenario_check(const struct pte_scenario *s, char *msg, size_t msglen)
 	return 0;
 }
 
+static int load(const char *spec, struct pte_scenario *s, char *msg, size_t msglen);
+
 int pte_scenario_load(const char *spec, struct pte_scenario *s, char *msg, size_t msglen)
+{
+	int rc = load(spec, s, msg, msglen);
+	if (rc < 0) /* names and values from the file may hold control characters */
+		pt_util_oneline(msg, msglen);
+	return rc;
+}
+
+static int load(const char *spec, struct pte_scenario *s, char *msg, size_t msglen)
 {
 	int rc;
 	pte_scenario_default(s);

@@ -4,6 +4,7 @@
  */
 #include "model/trace_util.h"
 #include "pcie_telemetry/trace.h"
+#include "util/pt_util.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -56,6 +57,7 @@ static void vformat(char *msg, size_t msglen, const char *file, unsigned long li
 		off += (size_t)n;
 	}
 	vsnprintf(msg + off, msglen - off, fmt, ap);
+	pt_util_oneline(msg, msglen); /* a field may hold a control character */
 }
 
 int ptm_tu_errf(char *msg, size_t msglen, const char *file, unsigned long line, const char *field,
