@@ -17,7 +17,17 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static char path[64];
+static char path[64], tmpdir[64];
+
+/* The temporary folder goes when the fuzzer ends. */
+static void cleanup(void)
+{
+	char cmd[96];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	if (system(cmd) != 0)
+		return;
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -32,6 +42,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!mkdtemp(dir))
 			abort();
 		snprintf(path, sizeof(path), "%s/s.ini", dir);
+		snprintf(tmpdir, sizeof(tmpdir), "%s", dir);
+		atexit(cleanup);
 	}
 	f = fopen(path, "wb");
 	if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0)

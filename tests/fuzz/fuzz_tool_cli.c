@@ -34,6 +34,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char dir[64];
 
+/* The temporary folder goes when the fuzzer ends. */
+static void cleanup(void)
+{
+	char cmd[96];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		return;
+}
+
 /* Two readings of a small valid component (1 endpoint, 1 DMA port). */
 static const char image_a[] =
 	"pcie-telemetry-regs 1\n"
@@ -69,6 +79,7 @@ static void setup(void)
 	if (!mkdtemp(dir))
 		abort();
 	write_file("a.regs", image_a, sizeof(image_a) - 1);
+	atexit(cleanup);
 	snprintf(path, sizeof(path), "%s/fifo", dir);
 	if (mkfifo(path, 0600) != 0)
 		abort();

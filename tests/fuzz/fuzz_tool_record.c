@@ -21,6 +21,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char dir[64], in_dev[96], rec[96], rec_dev[96];
 
+/* The temporary folder goes when the fuzzer ends. */
+static void cleanup(void)
+{
+	char cmd[96];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		return;
+}
+
 /* One run: its status, its output in *out (freed by the caller). */
 static int run(const char *dev, const char *t, int json, const char *record, char **out,
 	       size_t *olen)
@@ -75,6 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		snprintf(in_dev, sizeof(in_dev), "image:%s/in.regs", dir);
 		snprintf(rec, sizeof(rec), "%s/rec.regs", dir);
 		snprintf(rec_dev, sizeof(rec_dev), "image:%s", rec);
+		atexit(cleanup);
 	}
 	json = data[0] & 1;
 	t = intervals[(data[0] >> 1) & 3];
