@@ -37,20 +37,19 @@ int pt_util_std_fds(void)
 
 const char *pt_util_file_kind(mode_t mode)
 {
-	if (S_ISDIR(mode))
-		return "a folder";
-	if (S_ISFIFO(mode))
-		return "a FIFO";
-	if (S_ISCHR(mode))
-		return "a character device";
-	if (S_ISBLK(mode))
-		return "a block device";
-	if (S_ISSOCK(mode))
-		return "a socket";
-	if (S_ISLNK(mode))
-		return "a symbolic link";
-	if (S_ISREG(mode))
-		return "a regular file";
+	static const struct {
+		mode_t type;
+		const char *text;
+	} kinds[] = {
+		{ S_IFDIR, "a folder" },	  { S_IFIFO, "a FIFO" },
+		{ S_IFCHR, "a character device" }, { S_IFBLK, "a block device" },
+		{ S_IFSOCK, "a socket" },	  { S_IFLNK, "a symbolic link" },
+		{ S_IFREG, "a regular file" },
+	};
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if ((mode & S_IFMT) == kinds[i].type)
+			return kinds[i].text;
 	return "not a regular file";
 }
 

@@ -91,9 +91,18 @@ struct cli_option {
 	const char *synopsis; /* part of the Usage: line ("[-t SEC]"), or NULL */
 	const char *help;
 	const char *(*help_value)(void);
-	/* value is NULL for an option without one.  Returns CLI_NEXT,
-	 * CLI_STOP, or -1 with e set (status CLI_EXIT_USAGE). */
-	int (*take)(struct cli_args *a, const char *value, struct cli_error *e);
+	/* Take the option; value is NULL for an option without one.
+	 * Returns CLI_NEXT, CLI_STOP, or -1 with e set (status
+	 * CLI_EXIT_USAGE).  options.c has handlers for the usual kinds: a
+	 * flag (FLAG(watch): the bool at `field` of struct cli_args), a
+	 * non-empty string (STRING(record, "file name"): the const char * at
+	 * `field`, `what` names it in the error) and an action that ends the
+	 * parsing (`action`, as --help does). */
+	int (*take)(const struct cli_option *o, struct cli_args *a, const char *value,
+		    struct cli_error *e);
+	size_t field;
+	const char *what;
+	enum cli_action action;
 };
 
 extern const struct cli_option cli_options[];

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,19 +21,27 @@
 
 /* ------------------------------------------------------------ handlers */
 
-static int take_device(struct cli_args *a, const char *v, struct cli_error *e)
+/* A non-empty value kept at o->field (a const char *); o->what names it
+ * in the message about an empty one. */
+static int take_string(const struct cli_option *o, struct cli_args *a, const char *v,
+		       struct cli_error *e)
 {
-	if (!*v)
-		return cli_fail(e, CLI_EXIT_USAGE, "-d: empty device name");
-	a->device = v;
+	if (!*v) {
+		if (o->letter)
+			return cli_fail(e, CLI_EXIT_USAGE, "-%c: empty %s", o->letter, o->what);
+		return cli_fail(e, CLI_EXIT_USAGE, "--%s: empty %s", o->name, o->what);
+	}
+	*(const char **)(void *)((char *)a + o->field) = v;
 	return CLI_NEXT;
 }
 
-static int take_index(struct cli_args *a, const char *s, struct cli_error *e)
+static int take_index(const struct cli_option *o, struct cli_args *a, const char *s,
+		      struct cli_error *e)
 {
 	char *end;
 	unsigned long v;
 
+	(void)o;
 	errno = 0;
 	/* what Python's int() takes, less the signs that make no index */
 	if ((*s < '0' || *s > '9') && !(*s == '+' && s[1] >= '0' && s[1] <= '9'))
@@ -48,11 +57,13 @@ static int take_index(struct cli_args *a, const char *s, struct cli_error *e)
 	return CLI_NEXT;
 }
 
-static int take_interval(struct cli_args *a, const char *s, struct cli_error *e)
+static int take_interval(const struct cli_option *o, struct cli_args *a, const char *s,
+			 struct cli_error *e)
 {
 	char *end;
 	double v;
 
+	(void)o;
 	errno = 0;
 	v = strtod(s, &end);
 	while (end != s && (*end == ' ' || *end == '\t'))
@@ -74,46 +85,21 @@ static int take_interval(struct cli_args *a, const char *s, struct cli_error *e)
 	return CLI_NEXT;
 }
 
-static int take_watch(struct cli_args *a, const char *v, struct cli_error *e)
+/* An option without a value that switches on the bool at o->field. */
+static int take_flag(const struct cli_option *o, struct cli_args *a, const char *v,
+		     struct cli_error *e)
 {
 	(void)v, (void)e;
-	a->watch = true;
+	*(bool *)(void *)((char *)a + o->field) = true;
 	return CLI_NEXT;
 }
 
-static int take_clear(struct cli_args *a, const char *v, struct cli_error *e)
+/* An option that ends the parsing with an action of its own. */
+static int take_action(const struct cli_option *o, struct cli_args *a, const char *v,
+		       struct cli_error *e)
 {
 	(void)v, (void)e;
-	a->clear = true;
-	return CLI_NEXT;
-}
-
-static int take_json(struct cli_args *a, const char *v, struct cli_error *e)
-{
-	(void)v, (void)e;
-	a->json = true;
-	return CLI_NEXT;
-}
-
-static int take_record(struct cli_args *a, const char *v, struct cli_error *e)
-{
-	if (!*v)
-		return cli_fail(e, CLI_EXIT_USAGE, "--record: empty file name");
-	a->record = v;
-	return CLI_NEXT;
-}
-
-static int take_help(struct cli_args *a, const char *v, struct cli_error *e)
-{
-	(void)v, (void)e;
-	a->action = CLI_HELP;
-	return CLI_STOP;
-}
-
-static int take_version(struct cli_args *a, const char *v, struct cli_error *e)
-{
-	(void)v, (void)e;
-	a->action = CLI_VERSION;
+	a->action = o->action;
 	return CLI_STOP;
 }
 
@@ -126,26 +112,29 @@ static const char *default_device(void)
 
 /* --------------------------------------------------------------- table */
 
+#define FLAG(f) .take = take_flag, .field = offsetof(struct cli_args, f)
+#define STRING(f, w) .take = take_string, .field = offsetof(struct cli_args, f), .what = w
+
 const struct cli_option cli_options[] = {
-	{ "device", 'd', "DEV", "[-d DEVICE]",
-	  "device (default: the default NFB device, %s)", default_device, take_device },
-	{ "index", 'i', "N", "[-i INDEX]",
-	  "index of the component in the DeviceTree [default: 0]", NULL, take_index },
+	{ "device", 'd', "DEV", "[-d DEVICE]", "device (default: the default NFB device, %s)",
+	  .help_value = default_device, STRING(device, "device name") },
+	{ "index", 'i', "N", "[-i INDEX]", "index of the component in the DeviceTree [default: 0]",
+	  .take = take_index },
 	{ "interval", 't', "SEC", "[-t SEC]",
 	  "length of the measured interval [default: 1]; 0\n"
 	  "prints the totals since the last clear",
-	  NULL, take_interval },
-	{ "watch", 'w', NULL, "[-w]", "keep measuring and printing until interrupted", NULL,
-	  take_watch },
-	{ "clear", 'c', NULL, "[-c]", "zero all counters and exit", NULL, take_clear },
-	{ "json", 'j', NULL, "[-j]", "print the raw values as JSON instead of a table", NULL,
-	  take_json },
+	  .take = take_interval },
+	{ "watch", 'w', NULL, "[-w]", "keep measuring and printing until interrupted", FLAG(watch) },
+	{ "clear", 'c', NULL, "[-c]", "zero all counters and exit", FLAG(clear) },
+	{ "json", 'j', NULL, "[-j]", "print the raw values as JSON instead of a table", FLAG(json) },
 	{ "record", 0, "FILE", "[--record FILE]",
 	  "also write every reading taken as a register image\n"
 	  "file, which -d image:FILE replays",
-	  NULL, take_record },
-	{ "help", 'h', NULL, NULL, "show this help and exit", NULL, take_help },
-	{ "version", 'V', NULL, NULL, "show the version and exit", NULL, take_version },
+	  STRING(record, "file name") },
+	{ "help", 'h', NULL, NULL, "show this help and exit", .take = take_action,
+	  .action = CLI_HELP },
+	{ "version", 'V', NULL, NULL, "show the version and exit", .take = take_action,
+	  .action = CLI_VERSION },
 };
 const size_t cli_noptions = sizeof(cli_options) / sizeof(cli_options[0]);
 
@@ -250,7 +239,7 @@ int cli_parse(int argc, char **argv, struct cli_args *a, struct cli_error *e)
 		}
 		if (!o)
 			return bad_option(argv[optind - 1], optopt, e);
-		rc = o->take(a, o->arg ? optarg : NULL, e);
+		rc = o->take(o, a, o->arg ? optarg : NULL, e);
 		if (rc < 0)
 			return -1;
 		if (rc == CLI_STOP)
@@ -309,7 +298,8 @@ void cli_usage(FILE *out)
 		"                                  scenario file\n"
 		"  pci:DOMAIN:BUS:DEV.FN[/BAR]@OFFSET  the component at OFFSET (hex) of a PCI\n"
 		"                                  BAR mapped through sysfs (BAR 0 by default)\n"
-		"  mmap:FILE[@OFFSET]              64 KiB of any file laid out as the component\n",
+		"  mmap:FILE[@OFFSET][,rw]         64 KiB of a file laid out as the component\n"
+		"                                  (a dump); the file is written only with ,rw\n",
 		pt_bus_have_nfb() ? "" : " (not in this build)");
 	if (pte_preset_count() > 0) {
 		int w = 0;
