@@ -47,7 +47,8 @@ static int clear_counters(struct cli_session *s, struct cli_error *e)
 
 	if (pt_dev_clear(&s->dev, e->msg, sizeof(e->msg)) < 0)
 		return CLI_EXIT_RUNTIME;
-	return cli_print_whole(s->out, done, sizeof(done) - 1, e) < 0 ? CLI_EXIT_RUNTIME : 0;
+	/* the counters are cleared: say so, even when a signal comes */
+	return cli_print_whole(s->out, done, sizeof(done) - 1, false, e) < 0 ? CLI_EXIT_RUNTIME : 0;
 }
 
 /* Everything after the command line; returns the exit status. */

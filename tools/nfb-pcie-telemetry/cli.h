@@ -169,13 +169,13 @@ struct cli_session {
  * (e set when it is not 0). */
 int cli_report_run(struct cli_session *s, struct cli_error *e);
 /*
- * Write buf whole to out.  Returns 0; -EINTR when a stop request came
- * before any of it was written (nothing printed); -EPIPE when the reader
- * went away; another negative errno (e set) for a failure.  A write that
- * a signal interrupts after part of buf is out goes on, so that a reader
- * never sees half of it.
+ * Write buf whole to out.  Returns 0; -EINTR when stoppable and a stop
+ * request came before any of it was written (nothing printed); -EPIPE
+ * when the reader went away; another negative errno (e set) for a
+ * failure.  A write that a signal interrupts after part of buf is out
+ * goes on, so that a reader never sees half of it.
  */
-int cli_print_whole(FILE *out, const char *buf, size_t len, struct cli_error *e);
+int cli_print_whole(FILE *out, const char *buf, size_t len, bool stoppable, struct cli_error *e);
 /* The same for a descriptor; stoppable: return -EINTR as above. */
 int cli_write_all(int fd, const char *buf, size_t len, bool stoppable);
 

@@ -65,12 +65,12 @@ int cli_write_all(int fd, const char *buf, size_t len, bool stoppable)
 	return 0;
 }
 
-int cli_print_whole(FILE *out, const char *buf, size_t len, struct cli_error *e)
+int cli_print_whole(FILE *out, const char *buf, size_t len, bool stoppable, struct cli_error *e)
 {
 	int rc = fflush(out) != 0 ? -errno : 0;
 
 	if (rc == 0 && fileno(out) >= 0) {
-		rc = cli_write_all(fileno(out), buf, len, true);
+		rc = cli_write_all(fileno(out), buf, len, stoppable);
 	} else if (rc == 0) {
 		/* a stream without a descriptor (a test's memory stream) */
 		if (fwrite(buf, 1, len, out) != len || fflush(out) != 0)
@@ -144,7 +144,7 @@ static enum step report_step(struct cli_session *s, struct cli_error *e)
 	if (st == STEP_OK && cli_record_commit(&s->rec, e) < 0)
 		st = STEP_FAILED;
 	if (st == STEP_OK) {
-		int rc = cli_print_whole(s->out, buf, len, e);
+		int rc = cli_print_whole(s->out, buf, len, true, e);
 
 		if (rc == -EINTR || (rc == -EPIPE && s->a->watch))
 			st = STEP_STOPPED; /* nobody reads on: a clean end */
