@@ -72,10 +72,30 @@ void ptm_probe_stats(const ptm_probe *p, struct ptm_probe_stats *s);
 /* True while the probe is held in reset (RESET or the synchronised
  * MI_RESET). */
 int ptm_probe_in_reset(const ptm_probe *p);
+/* MI_RESET as the CLK side sees it at the next edges (without MI edges
+ * in between): 2 = held, every edge is a reset edge; 1 = released, but
+ * the synchroniser still holds the next one to three edges in reset;
+ * 0 = none. */
+int ptm_probe_mi_reset(const ptm_probe *p);
 
 /* Testing: 1 = take none of the speed shortcuts (fast edge paths, quiet
  * FIFO sides), so that a test can compare the optimised model with the
  * plain one edge by edge. */
 void ptm_probe_debug_slow(ptm_probe *p, int on);
+
+/* Testing: the CLK-side registers in a form that does not depend on the
+ * representation the model keeps them in (plain, eager or batch): every
+ * counter plus the two steps the RTL has not added to it yet (the input
+ * and step registers), frame_open_reg, the drain sweep and the FIFO
+ * write registers.  cnt must hold CHANNELS rounded up to 8 values; grp
+ * GROUPS values. */
+struct ptm_probe_regs {
+	uint32_t period, pos, frame_open;
+	uint8_t run, slot, wr_en, ovf, overrun, fq1, fq2, freg, rsync, rst_in;
+	uint16_t wr_index;
+	uint64_t wr_delta;
+};
+void ptm_probe_debug_regs(const ptm_probe *p, struct ptm_probe_regs *r, uint64_t *cnt,
+			  uint64_t *grp);
 
 #endif

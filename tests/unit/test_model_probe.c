@@ -654,6 +654,127 @@ static void test_shortcuts_exact(void **state)
 	}
 }
 
+/* Every CLK-side register of a against b (the plain model, single edges),
+ * in the representation-independent form of ptm_probe_debug_regs. */
+static void assert_same_regs(const ptm_probe *a, const ptm_probe *b, const char *what, int step)
+{
+	static uint64_t ca[1024], cb[1024], ga[128], gb[128];
+	struct ptm_probe_regs ra, rb;
+	struct ptm_probe_info info;
+	ptm_probe_info(a, &info);
+	ptm_probe_debug_regs(a, &ra, ca, ga);
+	ptm_probe_debug_regs(b, &rb, cb, gb);
+	if (memcmp(&ra, &rb, sizeof(ra)) != 0)
+		fail_msg("%s, step %d: registers differ: period %u/%u pos %u/%u slot %u/%u run %u/%u "
+			 "frame_open %x/%x wr_en %u/%u ovf %u/%u",
+			 what, step, ra.period, rb.period, ra.pos, rb.pos, ra.slot, rb.slot, ra.run,
+			 rb.run, ra.frame_open, rb.frame_open, ra.wr_en, rb.wr_en, ra.ovf, rb.ovf);
+	for (unsigned c = 0; c < info.groups * 8; c++)
+		if (ca[c] != cb[c])
+			fail_msg("%s, step %d: counter %u: batch %llu, plain %llu", what, step, c,
+				 (unsigned long long)ca[c], (unsigned long long)cb[c]);
+	assert_memory_equal(ga, gb, info.groups * sizeof(ga[0]));
+	assert_same_stats(a, b);
+}
+
+/* Change each bus with probability pct (and the BRAKE bits). */
+static void change_inputs(const struct ptm_probe_generics *g, struct ptm_bus_in *in,
+			  uint32_t *brake, unsigned pct)
+{
+	struct ptm_bus_in fresh[TB];
+	uint32_t br;
+	random_inputs(g, fresh, &br);
+	for (unsigned b = 0; b < g->buses; b++)
+		if (rndn(100) < pct)
+			in[b] = fresh[b];
+	if (rndn(100) < pct / 2)
+		*brake = br;
+}
+
+/*
+ * The batch representation (probe_batch.c) against the plain model edge
+ * by edge: random generics, batches of every length (mostly 1..3 edges,
+ * where the first edges of a batch and the history of the last ones
+ * matter), inputs changing on some buses at every batch, single edges in
+ * between (back to the eager representation), MI edges with reads, flag
+ * clears and MI resets, CLK resets in the middle of sweeps; every
+ * register and counter compared after every call.
+ */
+static void test_batch_lockstep_regs(void **state)
+{
+	(void)state;
+	rng_state = 0x1234567887654321ull;
+	for (unsigned t = 0; t < 40; t++) {
+		struct pgen pg;
+		random_generics(&pg);
+		if (t == 38) /* the general paths: more regions, more buses */
+			pg.g = (struct ptm_probe_generics){ .buses = 3, .regions = 8,
+				.region_items = { 4, 6, 8 }, .eof_pos_width = 3, .brakes = 5,
+				.drain_period = 256 };
+		if (t == 39) {
+			pg.g = (struct ptm_probe_generics){ .buses = 32, .regions = 1,
+				.eof_pos_width = 3, .brakes = 32, .drain_period = 1024 };
+			for (unsigned b = 0; b < 32; b++)
+				pg.g.region_items[b] = 1 + b % 8;
+		}
+		const struct ptm_probe_generics *g = &pg.g;
+		char msg[256], what[64];
+		snprintf(what, sizeof(what), "generics %u", t);
+		ptm_probe *a = NULL, *b = NULL;
+		assert_int_equal(ptm_probe_new(g, &a, msg, sizeof(msg)), 0);
+		assert_int_equal(ptm_probe_new(g, &b, msg, sizeof(msg)), 0);
+		ptm_probe_debug_slow(b, 1);
+		struct ptm_bus_in in[TB];
+		uint32_t brake = 0;
+		random_inputs(g, in, &brake);
+		int rst = 1, fl = 0, mr = 0;
+		const unsigned pct = 10 + rndn(60);
+		for (int step = 0; step < 1500; step++) {
+			unsigned op = rndn(100);
+			if (step == 3)
+				rst = 0;
+			if (op < 2)
+				rst = !rst; /* a reset anywhere, for one or more calls */
+			else if (rst && op < 30)
+				rst = 0;
+			if (op < 60) {
+				change_inputs(g, in, &brake, pct);
+				unsigned k = rndn(100);
+				uint64_t n = k < 55 ? 1 + rndn(3) : k < 85 ? 4 + rndn(60)
+					   : rndn(3 * g->drain_period);
+				uint64_t ta = ptm_probe_clk_batch(a, rst, in, brake, n), tb = 0;
+				for (uint64_t i = 0; i < n; i++) {
+					struct ptm_probe_clk_out co;
+					ptm_probe_clk(b, rst, in, brake, &co);
+					tb += co.drain_tick;
+				}
+				assert_int_equal(ta, tb);
+			} else if (op < 68) {
+				change_inputs(g, in, &brake, pct);
+				ptm_probe_clk(a, rst, in, brake, NULL);
+				ptm_probe_clk(b, rst, in, brake, NULL);
+			} else {
+				if (rndn(100) == 0)
+					fl = !fl;
+				mr = rndn(150) == 0;
+				for (unsigned k = 1 + rndn(4); k; k--) {
+					struct ptm_probe_mi_out ma, mb;
+					memset(&ma, 0, sizeof(ma));
+					memset(&mb, 0, sizeof(mb));
+					int rd = rndn(5) != 0;
+					ptm_probe_mi_clk(a, mr, fl, rd, &ma);
+					ptm_probe_mi_clk(b, mr, fl, rd, &mb);
+					assert_memory_equal(&ma, &mb, sizeof(ma));
+				}
+			}
+			if (getenv("PT_DEBUG_STEP")) fprintf(stderr, "step %d op %u rst %d mr %d\n", step, op, rst, mr);
+			assert_same_regs(a, b, what, step);
+		}
+		ptm_probe_free(a);
+		ptm_probe_free(b);
+	}
+}
+
 /* Steady traffic over many drain periods: the batch must skip, not step. */
 static void test_batch_steady_traffic(void **state)
 {
@@ -939,6 +1060,7 @@ int main(void)
 		cmocka_unit_test(test_conservation_fixed),
 		cmocka_unit_test(test_batch_equals_single),
 		cmocka_unit_test(test_batch_steady_traffic),
+		cmocka_unit_test(test_batch_lockstep_regs),
 		cmocka_unit_test(test_shortcuts_exact),
 		cmocka_unit_test(test_generics_rejected),
 		cmocka_unit_test(test_trace_ok_minimal),
