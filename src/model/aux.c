@@ -160,16 +160,35 @@ int ptm_aux_mi_quiet(const struct ptm_ep *e)
 	       h->en_q3 == h->en_q2 && h->en_q == h->en_q3 && h->ack_d1 == h->b_ack;
 }
 
-void ptm_aux_pcie_ticks(struct ptm_ep *e, const struct ptm_pcie_in *in)
+/* A PCIe edge without tick and reset changes nothing: the acknowledge
+ * path settled, the enable register caught up, the window minimums and
+ * the bands already hold what these inputs give. */
+static int pcie_settled(const struct ptm_ep *e, const struct ptm_generics *g,
+			const struct ptm_pcie_in *in)
 {
-	struct ptm_hs *h = &e->hs;
+	const struct ptm_hs *h = &e->hs;
 	const unsigned tag = in->tag_free & PTM_TAG_MASK, stf = in->stfifo_free;
-	if (!h->a_wait) {
-		capture(e, in);
-		h->a_en ^= 1;
-		h->a_wait = 1;
+	return h->ack_q == h->ack_q3 && h->ack_q3 == h->ack_q2 && h->ack_q2 == h->ack_q1 &&
+	       h->ack_q1 == h->ack_d1 && h->en_d1 == h->a_en && e->tag_win_min <= tag &&
+	       e->stf_win_min <= stf && e->tag_band == ptm_aux_band(tag, g->tag_capacity) &&
+	       e->stf_band == ptm_aux_band(stf, g->stfifo_capacity);
+}
+
+void ptm_aux_pcie_edges(struct ptm_ep *e, const struct ptm_generics *g, const struct ptm_pcie_in *in,
+			uint64_t n, uint64_t tick1, uint64_t period)
+{
+	uint64_t j = 1; /* the next edge */
+	while (j <= n) {
+		/* the first tick at or after edge j */
+		uint64_t t = 0;
+		if (tick1)
+			t = j <= tick1 ? tick1 : tick1 + (j - tick1 + period - 1) / period * period;
+		const int tick = t == j;
+		if (!tick && pcie_settled(e, g, in)) {
+			j = t && t <= n ? t : n + 1;
+			continue;
+		}
+		ptm_aux_pcie_edge(e, g, in, tick);
+		j++;
 	}
-	/* en_d1 follows a_en on the next edge, which the caller always runs. */
-	e->tag_win_min = (uint16_t)tag;
-	e->stf_win_min = (uint16_t)stf;
 }

@@ -21,8 +21,6 @@
  * the longest chain is an input register plus three flops plus the
  * FIFO's output registers. */
 #define PTM_MI_SETTLE 16
-/* The same for the PCIe side of the status handshake (b_ack path). */
-#define PTM_PCIE_SETTLE 6
 
 static void probe_generics(const struct ptm_model *m, int dma, struct ptm_probe_generics *pg)
 {
@@ -56,7 +54,12 @@ int ptm_model_new(const struct ptm_generics *g, ptm_model **out, char *msg, size
 		return rc;
 	struct ptm_derived d;
 	ptm_generics_derive(g, &d);
-	struct ptm_model *m = calloc(1, sizeof(*m) + 2 * (size_t)d.entries * sizeof(uint64_t));
+	/* the endpoints sit on cache lines of their own (see struct ptm_ep) */
+	size_t size = sizeof(struct ptm_model) + 2 * (size_t)d.entries * sizeof(uint64_t);
+	size = (size + 63) / 64 * 64;
+	struct ptm_model *m = aligned_alloc(64, size);
+	if (m)
+		memset(m, 0, size);
 	if (!m) {
 		snprintf(msg, msglen, "model: out of memory");
 		return -ENOMEM;
@@ -129,46 +132,56 @@ void ptm_pcie_edge(ptm_model *m, unsigned ep, const struct ptm_pcie_in *in)
 	struct ptm_probe_clk_out o;
 	ptm_probe_clk(e->probe[0], in->rst, in->bus, pcie_brake(e, in), &o);
 	ptm_aux_pcie_edge(e, &m->g, in, o.drain_tick);
-	m->mi_quiet = 0;
-	if ((in->rst != 0) != m->pcie_rst[ep])
-		m->pcie_quiet[ep] = 0;
-	m->pcie_rst[ep] = in->rst != 0;
-	m->pcie_quiet[ep]++;
+	e->mi_dirty = 1;
 }
 
+/*
+ * The probe and the status path are independent within a batch but for
+ * two things: the probe's BRAKE input carries the band registers as they
+ * are before each edge (the old bands at edge 1, these inputs' bands
+ * after it), and the status path sees the probe's DRAIN_TICKs, which a
+ * running probe gives every DRAIN_PERIOD edges from a known edge on.
+ */
 void ptm_pcie_edges(ptm_model *m, unsigned ep, const struct ptm_pcie_in *in, uint64_t n)
 {
 	if (ep >= m->nep || n == 0)
 		return;
 	struct ptm_ep *e = &m->ep[ep];
-	/* Single edges until the band registers hold the band of these inputs
-	 * and the handshake's acknowledge path has settled. */
-	ptm_pcie_edge(m, ep, in);
-	n--;
-	while (n && m->pcie_quiet[ep] < PTM_PCIE_SETTLE) {
+	ptm_probe *p = e->probe[0];
+	/* a probe still in reset after MI_RESET fell ticks at an edge that
+	 * depends on its synchroniser: single edges until it runs */
+	while (n && !in->rst && ptm_probe_mi_reset(p) == 1) {
 		ptm_pcie_edge(m, ep, in);
 		n--;
 	}
-	if (n >= 2) {
-		/* The edges in between see constant inputs: the window minimum
-		 * already holds min(window, input), so a tick captures it as it
-		 * is; the first tick sends when the handshake is ready, later ones
-		 * find it waiting for an acknowledge that needs MI edges. */
-		uint64_t k = n - 1;
-		/* Without a tick among them and with the handshake's enable
-		 * register caught up, the last edge changes nothing of the
-		 * status path either: it joins the batch. */
-		if (!in->rst && e->hs.en_d1 == e->hs.a_en &&
-		    n <= ptm_probe_edges_to_tick(e->probe[0]))
-			k = n;
-		uint64_t ticks = ptm_probe_clk_batch(e->probe[0], in->rst, in->bus, pcie_brake(e, in), k);
-		if (ticks && !in->rst)
-			ptm_aux_pcie_ticks(e, in);
-		m->pcie_quiet[ep] += k;
-		n -= k;
-	}
-	if (n)
+	if (!n)
+		return;
+	e->mi_dirty = 1;
+	if (in->rst || ptm_probe_mi_reset(p)) {
+		/* in reset: only the first edge may tick, the status path is
+		 * reset by that edge (RESET) or has no tick to send */
 		ptm_pcie_edge(m, ep, in);
+		if (--n) {
+			ptm_probe_clk_batch(p, in->rst, in->bus, pcie_brake(e, in), n);
+			if (!in->rst)
+				ptm_aux_pcie_edges(e, &m->g, in, n, 0, 0);
+		}
+		return;
+	}
+	const uint64_t tick1 = ptm_probe_edges_to_tick(p) + 1;
+	const uint8_t tb = ptm_aux_band(in->tag_free & PTM_TAG_MASK, m->g.tag_capacity);
+	const uint8_t sb = ptm_aux_band(in->stfifo_free, m->g.stfifo_capacity);
+	if (e->tag_band != tb || e->stf_band != sb) {
+		ptm_probe_clk_batch(p, 0, in->bus, pcie_brake(e, in), 1);
+		if (n > 1) {
+			const uint32_t brake = (uint32_t)(in->brake & 0x3f) | (uint32_t)tb << 6 |
+					       (uint32_t)sb << 10;
+			ptm_probe_clk_batch(p, 0, in->bus, brake, n - 1);
+		}
+	} else {
+		ptm_probe_clk_batch(p, 0, in->bus, pcie_brake(e, in), n);
+	}
+	ptm_aux_pcie_edges(e, &m->g, in, n, tick1, m->g.drain_period);
 }
 
 /* ------------------------------------------------------------------ */
@@ -178,7 +191,7 @@ void ptm_dma_edge(ptm_model *m, int rst, const struct ptm_bus_in *bus)
 {
 	for (unsigned e = 0; e < m->nep; e++)
 		ptm_probe_clk(m->ep[e].probe[1], rst, &bus[e * m->dma_buses], 0, NULL);
-	m->mi_quiet = 0;
+	m->dma_dirty = 1;
 }
 
 void ptm_dma_edges(ptm_model *m, int rst, const struct ptm_bus_in *bus, uint64_t n)
@@ -187,17 +200,32 @@ void ptm_dma_edges(ptm_model *m, int rst, const struct ptm_bus_in *bus, uint64_t
 		return;
 	for (unsigned e = 0; e < m->nep; e++)
 		ptm_probe_clk_batch(m->ep[e].probe[1], rst, &bus[e * m->dma_buses], 0, n);
-	m->mi_quiet = 0;
+	m->dma_dirty = 1;
 }
 
 /* ------------------------------------------------------------------ */
 /* MI clock                                                            */
+
+/* Edges of the other domains since the last MI edge restart mi_quiet
+ * (they set flags of their own, so that they share no state). */
+static void mi_see_others(struct ptm_model *m)
+{
+	uint8_t any = m->dma_dirty;
+	for (unsigned e = 0; e < m->nep; e++) {
+		any |= m->ep[e].mi_dirty;
+		m->ep[e].mi_dirty = 0;
+	}
+	m->dma_dirty = 0;
+	if (any)
+		m->mi_quiet = 0;
+}
 
 void ptm_mi_edge(ptm_model *m, const struct ptm_mi_in *in, struct ptm_mi_out *out)
 {
 	struct ptm_acc_stream tx[PTM_MAX_STREAMS];
 	const int rst = in->rst != 0;
 
+	mi_see_others(m);
 	for (unsigned s = 0; s < m->nstreams; s++) {
 		struct ptm_probe_mi_out o;
 		ptm_probe_tx(m->ep[s / 2].probe[s % 2], &o);
@@ -224,10 +252,8 @@ void ptm_mi_edge(ptm_model *m, const struct ptm_mi_in *in, struct ptm_mi_out *ou
 	for (unsigned s = 0; s < m->nstreams; s++)
 		ptm_probe_mi_clk(m->ep[s / 2].probe[s % 2], rst, m->regs.flag_tgl, (int)s == sel,
 				 NULL);
-	for (unsigned e = 0; e < m->nep; e++) {
+	for (unsigned e = 0; e < m->nep; e++)
 		ptm_aux_mi_edge(&m->ep[e], rst, clear_min);
-		m->pcie_quiet[e] = 0;
-	}
 
 	if (rst != m->mi_rst || in->rd || in->wr)
 		m->mi_quiet = 0;
@@ -404,8 +430,6 @@ static inline __attribute__((always_inline)) uint64_t mi_drain_n(struct ptm_mode
 					ptm_aux_mi_edge(&m->ep[e], 0, 0);
 			}
 		}
-		for (unsigned e = 0; e < m->nep; e++)
-			m->pcie_quiet[e] = 0;
 		m->mi_quiet = m->mi_quiet + done < m->mi_quiet ? UINT64_MAX : m->mi_quiet + done;
 	}
 	return done;
@@ -422,6 +446,7 @@ static uint64_t mi_drain(struct ptm_model *m, uint64_t n)
 void ptm_mi_idle_edges(ptm_model *m, int rst, uint64_t n)
 {
 	struct ptm_mi_in in = {.rst = (uint8_t)(rst != 0)};
+	mi_see_others(m);
 	while (n) {
 		if (!in.rst) {
 			uint64_t k = mi_drain(m, n);

@@ -55,8 +55,12 @@ struct ptm_hs {
 	struct ptm_aux_word bdata;
 };
 
+/* One endpoint.  The PCIe-clock part is written only by the endpoint's
+ * PCIe edges (and by MI edges), so that two endpoints' PCIe edges may run
+ * on two threads; a cache line of its own keeps them apart. */
 struct ptm_ep {
-	ptm_probe *probe[2];       /* 0 = PCIe clock probe, 1 = DMA clock probe */
+	_Alignas(64) ptm_probe *probe[2]; /* 0 = PCIe clock probe, 1 = DMA clock probe */
+	uint8_t mi_dirty;          /* a PCIe edge since the last MI edge */
 	/* PCIe clock */
 	uint8_t tag_band, stf_band;        /* one-hot band registers */
 	uint16_t tag_win_min, stf_win_min; /* window minimum registers */
@@ -85,13 +89,10 @@ struct ptm_model {
 	struct ptm_acc acc;
 	struct ptm_regs regs;
 	uint8_t mi_rst;            /* MI_RESET level of the last MI edge */
+	uint8_t dma_dirty;         /* a DMA edge since the last MI edge */
 	/* MI edges since the last edge of another domain or MI reset change:
 	 * once large, every MI-side synchroniser holds a settled value. */
 	uint64_t mi_quiet;
-	/* PCIe edges per endpoint since the last MI edge (the same for the
-	 * handshake's acknowledge path on the PCIe side). */
-	uint64_t pcie_quiet[PTM_MAX_ENDPOINTS];
-	uint8_t pcie_rst[PTM_MAX_ENDPOINTS]; /* PCIE_RESET of the last edge */
 	struct ptm_acc_stream tx_last[PTM_MAX_STREAMS]; /* FIFO output registers */
 	uint64_t mem[]; /* 2*entries counter words */
 };
@@ -101,10 +102,11 @@ uint8_t ptm_aux_band(unsigned v, unsigned capacity);
 /* PCIe-side part of one PCIe edge after the probe edge (tick = its DRAIN_TICK). */
 void ptm_aux_pcie_edge(struct ptm_ep *e, const struct ptm_generics *g, const struct ptm_pcie_in *in,
 		       int tick);
-/* The effect of one or more DRAIN_TICKs inside a batch of edges with
- * constant inputs, after at least one edge with those inputs and with the
- * acknowledge path settled (see ptm_pcie_edges). */
-void ptm_aux_pcie_ticks(struct ptm_ep *e, const struct ptm_pcie_in *in);
+/* n PCIe edges with these inputs (no reset): exactly n calls of
+ * ptm_aux_pcie_edge() with DRAIN_TICK at edges tick1, tick1 + period, ...
+ * (1-based; tick1 = 0: none), in O(ticks). */
+void ptm_aux_pcie_edges(struct ptm_ep *e, const struct ptm_generics *g, const struct ptm_pcie_in *in,
+			uint64_t n, uint64_t tick1, uint64_t period);
 /* MI-side part of one MI edge; clear = CLEAR or clear-marks pulse before the edge. */
 void ptm_aux_mi_edge(struct ptm_ep *e, int rst, int clear);
 /* True when no status word is in flight and the MI side is settled. */

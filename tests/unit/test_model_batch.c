@@ -1,0 +1,419 @@
+/*
+ * The batch calls of the component model against single edges of the
+ * plain model, state by state.
+ *
+ * Two models get the same random stimulus: `a` through the batch calls
+ * (ptm_pcie_edges, ptm_dma_edges, ptm_mi_idle_edges, with all their fast
+ * paths), `b` edge by edge with every probe on its plain path
+ * (ptm_probe_debug_slow), which is the RTL register by register.  After
+ * every call the whole state must agree: every probe's CLK registers and
+ * counters (in the representation-independent form of
+ * ptm_probe_debug_regs), its FIFO, the status path of every endpoint, the
+ * counter memory, the ACC and the register block.  The stimulus covers
+ * random generics and clock ratios (including MI clocks too slow to keep
+ * up, so that deltas are lost), batches of every length with inputs that
+ * change at every batch (mostly on one bus at a time, as the simulated
+ * card drives them), resets of every domain in the middle of drain
+ * sweeps, commands (SNAPSHOT, CLEAR, FLAG_CLR, clear marks, READ_SEL)
+ * during sweeps, and MI reads of the live counters.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "model/model_priv.h"
+#include "model/probe_impl.h"
+#include "pcie_telemetry/model.h"
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545F4914F6CDD1Dull;
+}
+
+static unsigned rndn(unsigned n) { return (unsigned)(rnd() % n); }
+
+/* ------------------------------------------------------------------ */
+/* stimulus                                                             */
+
+static void rand_generics(struct ptm_generics *g)
+{
+	static const unsigned bytes[] = { 16, 20, 24, 32, 48, 64 };
+	static const unsigned cw[] = { 33, 48, 64 };
+	char msg[256];
+	do {
+		ptm_generics_default(g);
+		g->pcie_endpoints = 1 + rndn(3);
+		g->dma_ports = 1 + rndn(3);
+		g->pcie_rq_mfb_regions = 1 + rndn(4);
+		g->pcie_rc_mfb_regions = 1 + rndn(4);
+		g->dma_up_mfb_regions = 1 + rndn(4);
+		g->dma_down_mfb_regions = 1 + rndn(4);
+		g->pcie_rq_mfb_region_bytes = bytes[rndn(6)];
+		g->pcie_rc_mfb_region_bytes = bytes[rndn(6)];
+		g->dma_up_mfb_region_bytes = bytes[rndn(6)];
+		g->dma_down_mfb_region_bytes = bytes[rndn(6)];
+		unsigned pb = g->pcie_rq_mfb_region_bytes > g->pcie_rc_mfb_region_bytes
+				      ? g->pcie_rq_mfb_region_bytes
+				      : g->pcie_rc_mfb_region_bytes;
+		unsigned db = g->dma_up_mfb_region_bytes > g->dma_down_mfb_region_bytes
+				      ? g->dma_up_mfb_region_bytes
+				      : g->dma_down_mfb_region_bytes;
+		g->pcie_eof_pos_width = ptm_log2c(pb / 4) + rndn(2);
+		g->dma_eof_pos_width = ptm_log2c(db / 4) + rndn(2);
+		g->cnt_width = cw[rndn(3)];
+		g->drain_period = 128u << rndn(4); /* 128 .. 1024 */
+		g->tag_capacity = 64 + rndn(512);
+		g->stfifo_capacity = 128 + rndn(2048);
+	} while (ptm_generics_check(g, msg, sizeof(msg)) != 0);
+}
+
+static void rand_bus(struct ptm_bus_in *b, unsigned regions, unsigned items, int mvb)
+{
+	memset(b, 0, sizeof(*b));
+	b->src_rdy = (uint8_t)(rndn(100) < 70);
+	b->dst_rdy = (uint8_t)(rndn(100) < 80);
+	for (unsigned r = 0; r < regions; r++) {
+		unsigned x = rndn(8);
+		if (x < 2)
+			b->sof |= 1u << r;
+		if (x == 1 || x == 2 || x == 3)
+			b->eof |= 1u << r;
+		b->eof_pos[r] = (uint16_t)rndn(items);
+		if (mvb && rndn(3) == 0)
+			b->mvb_vld |= 1u << r;
+	}
+	if (mvb) {
+		b->mvb_src_rdy = (uint8_t)(rndn(100) < 60);
+		b->mvb_dst_rdy = (uint8_t)(rndn(100) < 85);
+	}
+}
+
+struct stim {
+	const struct ptm_generics *g;
+	unsigned db;
+	struct ptm_pcie_in pin[PTM_MAX_ENDPOINTS];
+	struct ptm_bus_in dbus[PTM_MAX_ENDPOINTS * PTM_MAX_PROBE_BUSES];
+	int drst;
+	struct ptm_mi_in mi;
+};
+
+/* New PCIe inputs of endpoint ep: one signal most of the time. */
+static void change_pcie(struct stim *s, unsigned ep)
+{
+	const struct ptm_generics *g = s->g;
+	struct ptm_pcie_in *in = &s->pin[ep];
+	unsigned what = rndn(10);
+	if (what < 3 || what == 9)
+		rand_bus(&in->bus[0], g->pcie_rq_mfb_regions,
+			 g->pcie_rq_mfb_region_bytes / g->mfb_item_bytes, 0);
+	if (what >= 3 && what < 6)
+		rand_bus(&in->bus[1], g->pcie_rc_mfb_regions,
+			 g->pcie_rc_mfb_region_bytes / g->mfb_item_bytes, 0);
+	if (what == 6 || what == 9)
+		in->brake = (uint8_t)(rnd() & rnd() & 0x3f);
+	if (what == 7 || what == 9) {
+		/* around the band limits */
+		unsigned c = g->tag_capacity, v = rndn(4) == 0 ? 0 : rndn(c + 1);
+		in->tag_free = (uint16_t)(rndn(3) ? v : c / 8 + rndn(2));
+	}
+	if (what == 8 || what == 9) {
+		unsigned c = g->stfifo_capacity, v = rndn(4) == 0 ? 0 : rndn(c + 1);
+		in->stfifo_free = (uint16_t)(rndn(3) ? v : c / 2 + rndn(2));
+		in->mps = (uint8_t)rndn(8);
+		in->link_up = (uint8_t)rndn(2);
+	}
+}
+
+/* New DMA inputs: one bus most of the time. */
+static void change_dma(struct stim *s)
+{
+	const struct ptm_generics *g = s->g;
+	unsigned nb = g->pcie_endpoints * s->db;
+	for (unsigned k = rndn(4) == 0 ? 1 + rndn(nb) : 1; k; k--) {
+		unsigned i = rndn(nb), up = (i % 2) == 0;
+		unsigned regions = up ? g->dma_up_mfb_regions : g->dma_down_mfb_regions;
+		unsigned bytes = up ? g->dma_up_mfb_region_bytes : g->dma_down_mfb_region_bytes;
+		rand_bus(&s->dbus[i], regions, bytes / g->mfb_item_bytes, 1);
+	}
+}
+
+static uint64_t rand_len(unsigned dp)
+{
+	unsigned k = rndn(100);
+	return k < 45 ? 1 + rndn(3) : k < 80 ? 4 + rndn(100) : 1 + rndn(2 * dp);
+}
+
+/* ------------------------------------------------------------------ */
+/* state comparison                                                     */
+
+static void same_probe(ptm_probe *a, ptm_probe *b, const char *what)
+{
+	static uint64_t ca[1024], cb[1024], ga[128], gb[128];
+	struct ptm_probe_regs ra, rb;
+	ptm_probe_debug_regs(a, &ra, ca, ga);
+	ptm_probe_debug_regs(b, &rb, cb, gb);
+	if (memcmp(&ra, &rb, sizeof(ra)) != 0)
+		fail_msg("%s: CLK registers: period %u/%u run %u/%u slot %u/%u pos %u/%u "
+			 "frame_open %x/%x wr_en %u/%u ovf %u/%u overrun %u/%u rsync %u/%u",
+			 what, ra.period, rb.period, ra.run, rb.run, ra.slot, rb.slot, ra.pos,
+			 rb.pos, ra.frame_open, rb.frame_open, ra.wr_en, rb.wr_en, ra.ovf, rb.ovf,
+			 ra.overrun, rb.overrun, ra.rsync, rb.rsync);
+	for (unsigned c = 0; c < a->groups * 8; c++)
+		if (ca[c] != cb[c])
+			fail_msg("%s: counter %u: batch %llu, single %llu", what, c,
+				 (unsigned long long)ca[c], (unsigned long long)cb[c]);
+	assert_memory_equal(ga, gb, a->groups * sizeof(ga[0]));
+	const struct ptm_asfifo *x = &a->fifo, *y = &b->fifo;
+	if (x->full_reg != y->full_reg || x->vld_reg != y->vld_reg || x->vld_reg2 != y->vld_reg2 ||
+	    x->wr_rff != y->wr_rff || x->rd_rff != y->rd_rff || x->wr_cnt != y->wr_cnt ||
+	    x->wr_in_gray != y->wr_in_gray || x->rd_synced_reg != y->rd_synced_reg ||
+	    x->rd_cnt != y->rd_cnt || x->rd_cnt_mem != y->rd_cnt_mem ||
+	    x->rd_in_gray != y->rd_in_gray || x->wr_synced_reg != y->wr_synced_reg ||
+	    memcmp(x->rsync, y->rsync, sizeof(x->rsync)) || memcmp(x->wsync, y->wsync, sizeof(x->wsync)) ||
+	    x->accepted != y->accepted || x->gone != y->gone)
+		fail_msg("%s: FIFO: wr_cnt %u/%u rd_cnt %u/%u wr_synced %u/%u rd_synced %u/%u "
+			 "vld %u%u/%u%u full %u/%u",
+			 what, x->wr_cnt, y->wr_cnt, x->rd_cnt, y->rd_cnt, x->wr_synced_reg,
+			 y->wr_synced_reg, x->rd_synced_reg, y->rd_synced_reg, x->vld_reg,
+			 x->vld_reg2, y->vld_reg, y->vld_reg2, x->full_reg, y->full_reg);
+	assert_memory_equal(&x->dout_reg, &y->dout_reg, sizeof(x->dout_reg));
+	assert_memory_equal(&x->dout_reg2, &y->dout_reg2, sizeof(x->dout_reg2));
+	assert_memory_equal(x->mem, y->mem, x->items * sizeof(*x->mem));
+	assert_memory_equal(&a->st, &b->st, sizeof(a->st));
+	assert_int_equal(a->oq1, b->oq1);
+	assert_int_equal(a->oq2, b->oq2);
+	assert_int_equal(a->vq1, b->vq1);
+	assert_int_equal(a->vq2, b->vq2);
+	assert_int_equal(a->flag_lvl, b->flag_lvl);
+	assert_int_equal(a->mi_rst, b->mi_rst);
+}
+
+static void same_model(ptm_model *a, ptm_model *b, const char *what, int step, const char *op)
+{
+	char w[320];
+	for (unsigned e = 0; e < a->nep; e++) {
+		for (int k = 0; k < 2; k++) {
+			snprintf(w, sizeof(w), "%s, step %d (%s): endpoint %u %s probe", what, step, op, e,
+				 k ? "DMA" : "PCIe");
+			same_probe(a->ep[e].probe[k], b->ep[e].probe[k], w);
+		}
+		const struct ptm_ep *x = &a->ep[e], *y = &b->ep[e];
+		if (x->tag_band != y->tag_band || x->stf_band != y->stf_band ||
+		    x->tag_win_min != y->tag_win_min || x->stf_win_min != y->stf_win_min ||
+		    memcmp(&x->hs, &y->hs, sizeof(x->hs)) || x->cfg != y->cfg ||
+		    x->tag_now != y->tag_now || x->tag_min != y->tag_min || x->stf_now != y->stf_now ||
+		    x->stf_min != y->stf_min)
+			fail_msg("%s, step %d (%s): endpoint %u status path: bands %u%u/%u%u win %u,%u/%u,%u "
+				 "a_en %u/%u a_wait %u/%u tag_min %u/%u",
+				 what, step, op, e, x->tag_band, x->stf_band, y->tag_band, y->stf_band,
+				 x->tag_win_min, x->stf_win_min, y->tag_win_min, y->stf_win_min,
+				 x->hs.a_en, y->hs.a_en, x->hs.a_wait, y->hs.a_wait, x->tag_min,
+				 y->tag_min);
+	}
+	const struct ptm_acc *x = &a->acc, *y = &b->acc;
+	if (x->state != y->state || x->sel != y->sel || x->addr != y->addr || x->data != y->data ||
+	    x->sum != y->sum || x->pa_dout != y->pa_dout || x->rd_data != y->rd_data ||
+	    x->sweep != y->sweep || x->snap_req != y->snap_req || x->clear_req != y->clear_req)
+		fail_msg("%s, step %d (%s): ACC state %u/%u sel %u/%u addr %u/%u sweep %u/%u", what,
+			 step, op, x->state, y->state, x->sel, y->sel, x->addr, y->addr, x->sweep,
+			 y->sweep);
+	assert_memory_equal(a->mem, b->mem, 2 * (size_t)a->d.entries * sizeof(uint64_t));
+	assert_memory_equal(&a->regs, &b->regs, sizeof(a->regs));
+	assert_memory_equal(a->tx_last, b->tx_last, a->nstreams * sizeof(a->tx_last[0]));
+	assert_int_equal(a->mi_rst, b->mi_rst);
+}
+
+/* ------------------------------------------------------------------ */
+/* the run                                                              */
+
+static void slow_all(ptm_model *m)
+{
+	for (unsigned e = 0; e < m->nep; e++)
+		for (int k = 0; k < 2; k++)
+			ptm_probe_debug_slow(m->ep[e].probe[k], 1);
+}
+
+/* One MI operation on both models, single edges (a read of a live
+ * counter, STATUS or a status register, or a command write). */
+static void mi_op(ptm_model *a, ptm_model *b, struct stim *s)
+{
+	static const uint32_t cmds[] = { 1, 2, 4, 8, 3, 5 };
+	struct ptm_mi_in in = { .rst = s->mi.rst };
+	unsigned k = rndn(6);
+	if (k == 0) {
+		in.wr = 1;
+		in.addr = 0x20;
+		in.dwr = cmds[rndn(6)];
+	} else if (k == 1) {
+		in.wr = 1;
+		in.addr = 0x28; /* READ_SEL */
+		in.dwr = rndn(2);
+	} else {
+		in.rd = 1;
+		in.addr = k == 2 ? 0x24 : k == 3 ? 0x40 + 0x40 * rndn(3) + 4 * rndn(2)
+				   : 0x8000 + 4 * rndn(2 * a->d.entries);
+	}
+	for (int i = 0; i < 3; i++) {
+		struct ptm_mi_out oa, ob;
+		ptm_mi_edge(a, &in, &oa);
+		ptm_mi_edge(b, &in, &ob);
+		assert_memory_equal(&oa, &ob, sizeof(oa));
+		in.rd = in.wr = 0;
+	}
+}
+
+static void run_round(uint64_t seed, int round)
+{
+	rng_state = seed;
+	struct ptm_generics g;
+	rand_generics(&g);
+	char what[128], msg[256];
+	snprintf(what, sizeof(what), "seed %llu round %d", (unsigned long long)seed, round);
+	ptm_model *a = NULL, *b = NULL;
+	assert_int_equal(ptm_model_new(&g, &a, msg, sizeof(msg)), 0);
+	assert_int_equal(ptm_model_new(&g, &b, msg, sizeof(msg)), 0);
+	slow_all(b);
+	struct stim s;
+	memset(&s, 0, sizeof(s));
+	s.g = &g;
+	s.db = 2 * g.dma_ports;
+	for (unsigned e = 0; e < g.pcie_endpoints; e++) {
+		s.pin[e].rst = 1;
+		change_pcie(&s, e);
+	}
+	s.drst = 1;
+	s.mi.rst = 1;
+	/* the weights of the domains: PCIe, DMA, MI idle, MI operation; a
+	 * light MI weight loses deltas */
+	unsigned wp = 20 + rndn(40), wd = 10 + rndn(30), wm = 5 + rndn(40), wo = 1 + rndn(4);
+	const unsigned total = wp + wd + wm + wo;
+	for (int step = 0; step < 900; step++) {
+		if (step == 6) {
+			s.mi.rst = 0;
+			s.drst = 0;
+			for (unsigned e = 0; e < g.pcie_endpoints; e++)
+				s.pin[e].rst = 0;
+		}
+		if (step > 6 && rndn(150) == 0) { /* a reset of one domain, anywhere */
+			unsigned d = rndn(3);
+			if (d == 0)
+				s.pin[rndn(g.pcie_endpoints)].rst ^= 1;
+			else if (d == 1)
+				s.drst ^= 1;
+			else
+				s.mi.rst ^= 1;
+		}
+		for (unsigned e = 0; e < g.pcie_endpoints; e++)
+			if (s.pin[e].rst && rndn(4) == 0)
+				s.pin[e].rst = 0;
+		if (s.drst && rndn(4) == 0)
+			s.drst = 0;
+		if (s.mi.rst && rndn(3) == 0)
+			s.mi.rst = 0;
+		unsigned x = rndn(total);
+		const char *op;
+		if (x < wp) {
+			unsigned e = rndn(g.pcie_endpoints);
+			change_pcie(&s, e);
+			uint64_t n = rand_len(g.drain_period);
+			ptm_pcie_edges(a, e, &s.pin[e], n);
+			for (uint64_t i = 0; i < n; i++)
+				ptm_pcie_edge(b, e, &s.pin[e]);
+			op = "PCIe";
+		} else if (x < wp + wd) {
+			change_dma(&s);
+			uint64_t n = rand_len(g.drain_period);
+			ptm_dma_edges(a, s.drst, s.dbus, n);
+			for (uint64_t i = 0; i < n; i++)
+				ptm_dma_edge(b, s.drst, s.dbus);
+			op = "DMA";
+		} else if (x < wp + wd + wm) {
+			uint64_t n = rndn(4) ? rand_len(g.drain_period) : 1 + rndn(4 * g.drain_period);
+			ptm_mi_idle_edges(a, s.mi.rst, n);
+			for (uint64_t i = 0; i < n; i++)
+				ptm_mi_edge(b, &s.mi, NULL);
+			op = "MI idle";
+		} else {
+			mi_op(a, b, &s);
+			op = "MI operation";
+		}
+		same_model(a, b, what, step, op);
+	}
+	ptm_model_free(a);
+	ptm_model_free(b);
+}
+
+static void test_batches_equal_single_edges(void **state)
+{
+	(void)state;
+	for (int round = 0; round < 40; round++)
+		run_round(1000 + (uint64_t)round, round);
+}
+
+/* Two endpoints' PCIe batches touch disjoint state: running one
+ * endpoint's batches before the other's gives the same model as
+ * interleaving them (what lets the card run them on two threads). */
+static void test_endpoints_disjoint(void **state)
+{
+	(void)state;
+	rng_state = 77;
+	for (int round = 0; round < 10; round++) {
+		struct ptm_generics g;
+		do
+			rand_generics(&g);
+		while (g.pcie_endpoints < 2);
+		char msg[256];
+		ptm_model *a = NULL, *b = NULL;
+		assert_int_equal(ptm_model_new(&g, &a, msg, sizeof(msg)), 0);
+		assert_int_equal(ptm_model_new(&g, &b, msg, sizeof(msg)), 0);
+		struct stim s;
+		memset(&s, 0, sizeof(s));
+		s.g = &g;
+		s.db = 2 * g.dma_ports;
+		ptm_mi_idle_edges(a, 1, 8);
+		ptm_mi_idle_edges(b, 1, 8);
+		for (int slice = 0; slice < 60; slice++) {
+			struct ptm_pcie_in seq[2][16];
+			uint64_t len[2][16];
+			for (unsigned e = 0; e < 2; e++)
+				for (int k = 0; k < 16; k++) {
+					change_pcie(&s, e);
+					s.pin[e].rst = slice < 2;
+					seq[e][k] = s.pin[e];
+					len[e][k] = rand_len(g.drain_period);
+				}
+			for (int k = 0; k < 16; k++) /* interleaved */
+				for (unsigned e = 0; e < 2; e++)
+					ptm_pcie_edges(a, e, &seq[e][k], len[e][k]);
+			for (unsigned e = 0; e < 2; e++) /* one endpoint after the other */
+				for (int k = 0; k < 16; k++)
+					ptm_pcie_edges(b, e, &seq[e][k], len[e][k]);
+			uint64_t mi = 50 + rndn(500);
+			ptm_mi_idle_edges(a, 0, mi);
+			ptm_mi_idle_edges(b, 0, mi);
+			same_model(a, b, "endpoints in either order", slice, "slice");
+		}
+		ptm_model_free(a);
+		ptm_model_free(b);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_batches_equal_single_edges),
+		cmocka_unit_test(test_endpoints_disjoint),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
