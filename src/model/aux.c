@@ -15,17 +15,6 @@
 
 #include <string.h>
 
-uint8_t ptm_aux_band(unsigned v, unsigned capacity)
-{
-	if (v == 0)
-		return 1;
-	if (v <= capacity / 8)
-		return 2;
-	if (v <= capacity / 2)
-		return 4;
-	return 8;
-}
-
 /* ADATAIN at a tick: the link configuration and the free counts of this
  * edge, the window minimums as they are before the edge. */
 static void capture(struct ptm_ep *e, const struct ptm_pcie_in *in)
@@ -160,32 +149,18 @@ int ptm_aux_mi_quiet(const struct ptm_ep *e)
 	       h->en_q3 == h->en_q2 && h->en_q == h->en_q3 && h->ack_d1 == h->b_ack;
 }
 
-/* A PCIe edge without tick and reset changes nothing: the acknowledge
- * path settled, the enable register caught up, the window minimums and
- * the bands already hold what these inputs give. */
-static int pcie_settled(const struct ptm_ep *e, const struct ptm_generics *g,
-			const struct ptm_pcie_in *in)
-{
-	const struct ptm_hs *h = &e->hs;
-	const unsigned tag = in->tag_free & PTM_TAG_MASK, stf = in->stfifo_free;
-	return h->ack_q == h->ack_q3 && h->ack_q3 == h->ack_q2 && h->ack_q2 == h->ack_q1 &&
-	       h->ack_q1 == h->ack_d1 && h->en_d1 == h->a_en && e->tag_win_min <= tag &&
-	       e->stf_win_min <= stf && e->tag_band == ptm_aux_band(tag, g->tag_capacity) &&
-	       e->stf_band == ptm_aux_band(stf, g->stfifo_capacity);
-}
-
 void ptm_aux_pcie_edges(struct ptm_ep *e, const struct ptm_generics *g, const struct ptm_pcie_in *in,
-			uint64_t n, uint64_t tick1, uint64_t period)
+			uint64_t n, uint64_t tick1, uint64_t period, uint8_t tb, uint8_t sb)
 {
-	uint64_t j = 1; /* the next edge */
+	uint64_t j = 1, t = tick1; /* the next edge, the next tick (0: none) */
 	while (j <= n) {
-		/* the first tick at or after edge j */
-		uint64_t t = 0;
-		if (tick1)
-			t = j <= tick1 ? tick1 : tick1 + (j - tick1 + period - 1) / period * period;
+		if (t && t < j) /* period is a power of two */
+			t += (j - t + period - 1) & ~(period - 1);
 		const int tick = t == j;
-		if (!tick && pcie_settled(e, g, in)) {
-			j = t && t <= n ? t : n + 1;
+		if (!tick && ptm_aux_pcie_settled(e, in, tb, sb)) {
+			if (!t || t > n)
+				return;
+			j = t;
 			continue;
 		}
 		ptm_aux_pcie_edge(e, g, in, tick);

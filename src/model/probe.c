@@ -340,11 +340,11 @@ void ptm_probe_bus_step(const ptm_probe *p, unsigned b, const struct ptm_bus_in 
 	uint32_t fo;
 	switch (p->g.regions) {
 	case 1:
-		bus_step_n(p, 0, b, in, open, &out->u.s, &fo, 1);
-		break;
+		ptm_probe_bus_step_tab(p, b, in, open, out, 1);
+		return;
 	case 2:
-		bus_step_n(p, 0, b, in, open, &out->u.s, &fo, 2);
-		break;
+		ptm_probe_bus_step_tab(p, b, in, open, out, 2);
+		return;
 	case 4:
 		bus_step_n(p, 0, b, in, open, &out->u.s, &fo, 4);
 		break;

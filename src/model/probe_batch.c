@@ -28,12 +28,16 @@
  */
 #include "model/probe_impl.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 int ptm_probe_lazy_init(ptm_probe *p)
 {
 	const unsigned nb = p->g.buses, n = p->groups * GROUP_SIZE;
+	/* sof, eof, mvb_vld and the EOF_POS of the regions, in words */
+	p->key_words = (unsigned)(offsetof(struct ptm_bus_in, eof_pos) +
+				  p->g.regions * sizeof(uint16_t) + 7) / 8;
 	p->lz = calloc(nb + 1, sizeof(*p->lz));
 	p->chmap = calloc(n, sizeof(*p->chmap));
 	if (!p->lz || !p->chmap)
@@ -64,13 +68,17 @@ static inline uint32_t lz_val(const struct lz_step *st, unsigned f)
 }
 
 /* The group's counters += k * st. */
-static void lz_add(ptm_probe *p, unsigned gi, const struct lz_step *st, uint64_t k)
+static inline void lz_add(ptm_probe *p, unsigned gi, const struct lz_step *st, uint64_t k)
 {
 	uint64_t *c;
 	if (gi < p->g.buses) {
 		c = p->cnt + 1 + gi * p->bus_channels;
-		for (unsigned f = 0; f < 6; f++)
-			c[f] += k * st->u.v[f];
+		c[0] += k * st->u.v[0];
+		c[1] += k * st->u.v[1];
+		c[2] += k * st->u.v[2];
+		c[3] += k * st->u.v[3];
+		c[4] += k * st->u.v[4];
+		c[5] += k * st->u.v[5];
 		c += 6;
 	} else {
 		p->cnt[0] += k * st->u.v[0];
@@ -83,15 +91,18 @@ static void lz_add(ptm_probe *p, unsigned gi, const struct lz_step *st, uint64_t
 static inline uint64_t umin(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
 /* Bring the group's counters to tau (its rates stay). */
-static void lz_flush(ptm_probe *p, unsigned gi, uint64_t tau)
+static inline void lz_flush(ptm_probe *p, unsigned gi, uint64_t tau)
 {
 	const struct lz_group *g = &p->lz[gi];
 	const uint64_t d = tau - g->since;
 	if (!d)
 		return;
+	if (g->same) {
+		lz_add(p, gi, &g->h[3], d);
+		return;
+	}
 	lz_add(p, gi, &g->h[2], 1);
-	if (d > 1)
-		lz_add(p, gi, &g->h[3], d - 1);
+	lz_add(p, gi, &g->h[3], d - 1);
 }
 
 /* A batch of the group starts at tau0: its counters are brought to tau0,
@@ -101,26 +112,42 @@ static void lz_rebase(ptm_probe *p, unsigned gi, uint64_t tau0)
 	struct lz_group *g = &p->lz[gi];
 	const uint64_t d = tau0 - g->since;
 	lz_flush(p, gi, tau0);
-	const struct lz_step o0 = g->h[umin(d, 3)], o1 = g->h[umin(d + 1, 3)];
+	/* h[min(d, 3)], h[min(d + 1, 3)] become h[0], h[1] (in this order) */
+	if (d >= 3) {
+		g->h[0] = g->h[3];
+		g->h[1] = g->h[3];
+	} else if (d) {
+		g->h[0] = g->h[d];
+		g->h[1] = g->h[d + 1];
+	}
 	g->fo[0] = g->fo[umin(d, 2)];
-	g->h[0] = o0;
-	g->h[1] = o1;
 	g->since = tau0;
 	g->valid = 1;
 }
 
-static void lz_bus(ptm_probe *p, unsigned b, const struct ptm_bus_in *in, uint64_t tau0)
+/* The bus's step for frame_open bit open before the word. */
+static inline void lz_step_of(const ptm_probe *p, unsigned b, const struct ptm_bus_in *in,
+			      uint32_t open, struct lz_step *out)
+{
+	if (p->g.regions == 2)
+		ptm_probe_bus_step_tab(p, b, in, open, out, 2);
+	else
+		ptm_probe_bus_step(p, b, in, open, out);
+}
+
+static inline void lz_bus(ptm_probe *p, unsigned b, const struct ptm_bus_in *in, uint64_t tau0)
 {
 	struct lz_group *g = &p->lz[b];
 	lz_rebase(p, b, tau0);
 	/* at edge 1 the pending step's word loads frame_open_reg */
 	const uint8_t f1 = g->h[1].move ? g->h[1].fo : g->fo[0];
-	ptm_probe_bus_step(p, b, in, f1, &g->h[2]);
+	lz_step_of(p, b, in, f1, &g->h[2]);
 	const uint8_t f2 = g->h[2].move ? g->h[2].fo : f1;
-	if (f2 == f1)
+	g->same = f2 == f1; /* the step depends on the inputs and frame_open */
+	if (g->same)
 		g->h[3] = g->h[2];
 	else
-		ptm_probe_bus_step(p, b, in, f2, &g->h[3]);
+		lz_step_of(p, b, in, f2, &g->h[3]);
 	g->fo[1] = f1;
 	g->fo[2] = f2;
 	g->key = *in;
@@ -134,17 +161,32 @@ static void lz_global(ptm_probe *p, uint32_t brake, uint64_t tau0)
 	g->h[2].u.v[0] = 1;
 	g->h[2].u.v[6] = brake;
 	g->h[3] = g->h[2];
+	g->same = 1;
 	g->gkey = brake;
 }
 
-static inline int same_bus_in(const struct ptm_bus_in *a, const struct ptm_bus_in *b)
+/* The inputs of a bus that its step depends on are the same: the masks,
+ * the first key_words words (EOF_POS of the regions that exist) and the
+ * handshakes. */
+static inline int same_bus_in(const ptm_probe *p, const struct ptm_bus_in *a,
+			      const struct ptm_bus_in *b)
 {
-	uint64_t x[sizeof(*a) / 8], y[sizeof(*a) / 8], d = 0;
-	memcpy(x, a, sizeof(x));
-	memcpy(y, b, sizeof(y));
-	for (unsigned i = 0; i < sizeof(x) / 8; i++)
-		d |= x[i] ^ y[i];
-	return d == 0 && sizeof(*a) % 8 == 0;
+	const unsigned char *x = (const void *)a, *y = (const void *)b;
+	uint32_t r, t;
+	uint64_t u0, v0, u1, v1;
+	memcpy(&r, x + offsetof(struct ptm_bus_in, src_rdy), 4);
+	memcpy(&t, y + offsetof(struct ptm_bus_in, src_rdy), 4);
+	memcpy(&u0, x, 8);
+	memcpy(&v0, y, 8);
+	memcpy(&u1, x + 8, 8);
+	memcpy(&v1, y + 8, 8);
+	uint64_t d = (r ^ t) | (u0 ^ v0) | (u1 ^ v1);
+	for (unsigned i = 2; i < p->key_words; i++) {
+		memcpy(&u0, x + 8 * i, 8);
+		memcpy(&v0, y + 8 * i, 8);
+		d |= u0 ^ v0;
+	}
+	return d == 0;
 }
 
 /* The RTL's counter ch before the edge at tau (batch representation). */
@@ -157,6 +199,8 @@ static inline uint64_t lz_rtl(const ptm_probe *p, unsigned ch, uint64_t tau)
 	const struct lz_group *g = &p->lz[m >> 8];
 	const unsigned f = m & 0xffu;
 	const uint64_t d = tau - g->since;
+	if (d >= 3 && g->same) /* both pending steps are the rate */
+		return c + (d - 2) * lz_val(&g->h[3], f);
 	if (d)
 		c += lz_val(&g->h[2], f) + (d - 1) * lz_val(&g->h[3], f);
 	return c - lz_val(&g->h[umin(d, 3)], f) - lz_val(&g->h[umin(d + 1, 3)], f);
@@ -180,6 +224,7 @@ static void lz_set_hist(struct lz_group *g, const struct step *sr, const struct 
 		g->h[1].u.v[6] = s->brake;
 	}
 	g->h[2] = g->h[3] = g->h[1];
+	g->same = 1;
 }
 
 /* Into the batch representation; 0 when it cannot be entered now. */
@@ -251,21 +296,38 @@ void ptm_probe_lazy_exit(ptm_probe *p)
 	p->memo_ok = 0;
 }
 
+/* capture_en at tau: one element (slot) of every group. */
+static inline void lz_capture(ptm_probe *p, unsigned slot, uint64_t tau)
+{
+	for (unsigned gi = 0; gi < p->groups; gi++) {
+		const unsigned ch = gi * GROUP_SIZE + slot;
+		const uint64_t v = lz_rtl(p, ch, tau);
+		p->grp_val[gi] = v & p->cnt_mask;
+		p->cnt[ch] -= v;
+	}
+}
+
 /* One CLK edge of a batch that is not just counting (a tick, a sweep
  * edge, a FIFO write, or the FIFO's write side settling); clk_slow()
- * without reset and with settled flag synchronisers. */
-static void lz_edge(ptm_probe *p, uint64_t tau)
+ * without reset and with settled flag synchronisers.  *ws: the FIFO's
+ * write side is settled (asfifo_wr_sync_settled; it stays so without
+ * read edges). */
+static inline void lz_edge(ptm_probe *p, uint64_t tau, int *ws)
 {
 	int dropped = 0;
 	const int wr_en = p->wr_en;
+	if (*ws) {
+		if (wr_en || !p->fifo.wr_quiet)
+			asfifo_wr_edge_settled(&p->fifo, wr_en, &p->wr_data, &dropped);
+	} else {
+		asfifo_wr_edge(&p->fifo, 0, wr_en, &p->wr_data, &dropped);
+		*ws = asfifo_wr_sync_settled(&p->fifo);
+	}
 	if (wr_en) {
-		asfifo_wr_edge(&p->fifo, 0, 1, &p->wr_data, &dropped);
 		p->st.writes++;
 		p->st.dropped += (uint64_t)dropped;
 		if (dropped)
 			p->ovf = 1;
-	} else {
-		asfifo_wr_idle_edge(&p->fifo);
 	}
 	const int tick = p->period == p->dp_mask;
 	p->st.ticks += (uint64_t)tick;
@@ -273,21 +335,56 @@ static void lz_edge(ptm_probe *p, uint64_t tau)
 	if (tick && p->run)
 		p->overrun = 1;
 	const int cap = sweep_edge(p, tick);
-	if (cap >= 0) {
-		for (unsigned gi = 0; gi < p->groups; gi++) {
-			const unsigned ch = gi * GROUP_SIZE + (unsigned)cap;
-			const uint64_t v = lz_rtl(p, ch, tau);
-			p->grp_val[gi] = v & p->cnt_mask;
-			p->cnt[ch] -= v;
-		}
-	}
+	if (cap >= 0)
+		lz_capture(p, (unsigned)cap, tau);
 	p->period = (p->period + 1) & p->dp_mask;
 }
 
-/* n edges from tau on: the quiet stretches up to the next tick in one go. */
-static void lz_run(ptm_probe *p, uint64_t n)
+/* A whole slot of a running sweep (pos = 0: the capture edge, then the
+ * GROUPS edges that present the values to the FIFO) that ends before the
+ * next tick, with the FIFO's write side settled: lz_edge() GROUPS + 1
+ * times. */
+static void lz_slot(ptm_probe *p, uint64_t tau)
+{
+	struct ptm_asfifo *f = &p->fifo;
+	const unsigned G = p->groups, slot = p->slot;
+	for (unsigned k = 0; k <= G; k++) {
+		const int wr_en = p->wr_en;
+		if (wr_en || !f->wr_quiet) {
+			int dropped;
+			asfifo_wr_edge_settled(f, wr_en, &p->wr_data, &dropped);
+			if (wr_en) {
+				p->st.writes++;
+				p->st.dropped += (uint64_t)dropped;
+				p->ovf |= (uint8_t)dropped;
+			}
+		}
+		if (k == 0) {
+			p->wr_en = 0;
+			lz_capture(p, slot, tau);
+		} else {
+			const unsigned ch = (k - 1) * GROUP_SIZE + slot;
+			p->wr_data.index = (uint16_t)ch;
+			p->wr_data.delta = p->grp_val[k - 1];
+			p->wr_en = ch < p->channels;
+		}
+		tau++;
+	}
+	p->st.edges += G + 1;
+	p->period += G + 1;
+	p->pos = 0;
+	if (slot == GROUP_SIZE - 1)
+		p->run = 0;
+	else
+		p->slot++;
+}
+
+/* n edges from tau on: the quiet stretches up to the next tick in one
+ * go.  Returns whether any edge did more than count. */
+static int lz_run(ptm_probe *p, uint64_t n)
 {
 	uint64_t tau = p->tau;
+	int events = 0, ws = -1;
 	while (n) {
 		if (!p->run && !p->wr_en && p->fifo.wr_quiet) {
 			uint64_t k = p->dp_mask - p->period; /* edges before the tick */
@@ -300,35 +397,51 @@ static void lz_run(ptm_probe *p, uint64_t n)
 			if (!n)
 				break;
 		}
-		lz_edge(p, tau);
+		if (ws < 0)
+			ws = asfifo_wr_sync_settled(&p->fifo);
+		const unsigned slot_edges = p->groups + 1;
+		if (p->run && !p->pos && ws && n >= slot_edges && p->period + p->groups < p->dp_mask) {
+			lz_slot(p, tau);
+			events = 1;
+			tau += slot_edges;
+			n -= slot_edges;
+			continue;
+		}
+		lz_edge(p, tau, &ws);
+		events = 1;
 		tau++;
 		n--;
 	}
 	p->tau = tau;
+	return events;
 }
 
 /* The whole batch in the batch representation; 0 when not applicable
  * (a reset, a settling synchroniser, the plain path). */
-static uint64_t lz_batch(ptm_probe *p, const struct ptm_bus_in *bus, uint32_t brake, uint64_t n)
+static inline uint64_t lz_batch(ptm_probe *p, const struct ptm_bus_in *bus, uint32_t brake,
+				uint64_t n)
 {
-	if (p->rsync || p->mi_rst || p->slow || p->fq1 != p->flag_lvl || p->fq2 != p->flag_lvl ||
-	    p->freg != p->flag_lvl)
+	const unsigned fl = p->flag_lvl;
+	if (((unsigned)p->rsync | p->mi_rst | p->slow | (p->fq1 ^ fl) | (p->fq2 ^ fl) |
+	     (p->freg ^ fl)) != 0)
 		return 0;
 	if (!p->lazy && !lz_enter(p))
 		return 0;
+	const int was_rst = p->rst_in;
 	p->rst_in = 0;
 	p->reset_held = 0;
 	const uint64_t t0 = p->tau;
 	const unsigned nb = p->g.buses;
 	for (unsigned b = 0; b < nb; b++)
-		if (!p->lz[b].valid || !same_bus_in(&p->lz[b].key, &bus[b]))
+		if (!p->lz[b].valid || !same_bus_in(p, &p->lz[b].key, &bus[b]))
 			lz_bus(p, b, &bus[b], t0);
 	const uint32_t bk = brake & p->brake_mask;
 	if (!p->lz[nb].valid || p->lz[nb].gkey != bk)
 		lz_global(p, bk, t0);
-	lz_run(p, n);
-	update_hot(p);
-	update_mi_hot(p);
+	if (lz_run(p, n) || was_rst) {
+		update_hot(p);
+		update_mi_hot(p);
+	}
 	return n;
 }
 
@@ -410,35 +523,35 @@ uint64_t ptm_probe_edges_to_tick(const ptm_probe *p)
 	return (uint64_t)(p->dp_mask - p->period);
 }
 
-/* The FIFO whose read side an MI edge (MI_RESET = 0, MI_FLAG_CLR =
- * flag_clr) moves alone: no reset anywhere, the flag synchronisers and
- * the write pointer's synchroniser settled (no CLK edge comes in between,
- * see ptm_probe_mi_drained).  NULL when the edge does more. */
+/* The FIFO whose read side MI edges (MI_RESET = 0, MI_FLAG_CLR =
+ * flag_clr, no CLK edge in between) move alone: no reset anywhere and no
+ * flag-clear change; the caller steps the read side (pointers, output
+ * registers, the write pointer's synchroniser) and reports with
+ * ptm_probe_mi_drained().  NULL when an edge does more. */
 struct ptm_asfifo *ptm_probe_mi_drain_fifo(ptm_probe *p, int flag_clr)
 {
 	struct ptm_asfifo *f = &p->fifo;
-	if (p->slow || f->no_quiet || p->mi_rst || p->rst_in || p->rsync ||
+	if (p->slow || f->no_quiet || p->mi_rst || p->rst_in || (p->rsync & 4) ||
 	    p->flag_lvl != (flag_clr != 0) || f->rd_rff)
-		return NULL;
-	if (p->oq1 != p->ovf || p->oq2 != p->ovf || p->vq1 != p->overrun || p->vq2 != p->overrun)
-		return NULL;
-	uint32_t g = f->wr_in_gray;
-	if (f->wsync[0] != g || f->wsync[1] != g || f->wsync[2] != g)
-		return NULL;
-	uint32_t b = g;
-	b ^= b >> 16;
-	b ^= b >> 8;
-	b ^= b >> 4;
-	b ^= b >> 2;
-	b ^= b >> 1;
-	if (f->wr_synced_reg != b)
 		return NULL;
 	return f;
 }
 
-void ptm_probe_mi_drained(ptm_probe *p, uint64_t pops)
+void ptm_probe_mi_drained(ptm_probe *p, uint64_t pops, uint64_t edges)
 {
 	p->st.popped += pops;
+	/* the FIFO_OVF and OVERRUN synchronisers: two flops each, and the
+	 * flags do not move without CLK edges */
+	if (edges >= 2) {
+		p->oq2 = p->oq1 = p->ovf;
+		p->vq2 = p->vq1 = p->overrun;
+	} else if (edges) {
+		p->oq2 = p->oq1;
+		p->oq1 = p->ovf;
+		p->vq2 = p->vq1;
+		p->vq1 = p->overrun;
+	}
+	update_mi_hot(p);
 }
 
 uint64_t ptm_probe_mi_clk_batch(ptm_probe *p, int mi_rst, int flag_clr, int rd, uint64_t n,

@@ -64,6 +64,7 @@ struct lz_group {
 	struct lz_step h[4];
 	uint8_t fo[3];
 	uint8_t valid;            /* key holds the inputs of the last batch */
+	uint8_t same;             /* h[2] == h[3] */
 	uint32_t gkey;            /* global group: the BRAKE bits */
 	struct ptm_bus_in key;
 };
@@ -72,6 +73,7 @@ struct ptm_probe {
 	struct ptm_probe_generics g;
 	unsigned channels, groups, bus_channels, brake_base;
 	unsigned idx_width, cnt_width, step_width;
+	unsigned key_words;        /* see same_bus_in() in probe_batch.c */
 	uint32_t dp_mask;          /* DRAIN_PERIOD-1 */
 	uint32_t rmask_all;        /* REGIONS bits */
 	uint32_t brake_mask;       /* BRAKES bits */
@@ -268,6 +270,35 @@ ALWAYS_INLINE int sweep_edge(ptm_probe *p, int tick)
 		p->pos++;
 	}
 	return cap;
+}
+
+/* The bus's step (see compute_step_n) for REGIONS <= 2 through the word
+ * tables (see vtab): open = frame_open_reg bit before the word. */
+ALWAYS_INLINE void ptm_probe_bus_step_tab(const ptm_probe *p, unsigned b,
+					  const struct ptm_bus_in *in, uint32_t open,
+					  struct lz_step *out, const unsigned R)
+{
+	const uint32_t rm = p->rmask_all;
+	const uint32_t idx = open | (in->sof & rm) << 1 | (in->eof & rm) << (1 + R) |
+			     (in->src_rdy & 1u) << (1 + 2 * R) | (in->dst_rdy & 1u) << (2 + 2 * R);
+	const uint64_t *t = p->vtab + (size_t)idx * 8;
+	const uint32_t a = p->vaux[idx];
+	uint32_t items = p->g.region_items[b] * ((a >> 3) & 3u);
+	for (unsigned r = 0; r < R; r++)
+		items += ((a >> r) & 1u) * ((uint32_t)(in->eof_pos[r] & p->pos_mask) + 1u);
+	const uint32_t midx = (in->mvb_vld & rm) | (in->mvb_src_rdy & 1u) << R |
+			      (in->mvb_dst_rdy & 1u) << (R + 1);
+	struct step_bus *sb = &out->u.s;
+	sb->move = (uint32_t)t[0];
+	sb->hold = (uint32_t)t[1];
+	sb->sof = (uint32_t)t[2];
+	sb->mvb = (uint32_t)p->mtab[midx][0];
+	sb->mhold = (uint32_t)p->mtab[midx][1];
+	sb->items = items & p->step_mask;
+	sb->rmask = (uint32_t)(t[6] | t[7] << 1);
+	sb->pad = 0;
+	out->move = (uint8_t)((a >> 5) & 1u);
+	out->fo = (uint8_t)((a >> 2) & 1u);
 }
 
 /* probe.c */

@@ -34,13 +34,15 @@ uint64_t ptm_probe_mi_clk_batch(ptm_probe *p, int mi_rst, int flag_clr, int rd, 
 struct ptm_asfifo;
 /*
  * For the component's drain run (ptm_mi_idle_edges): the probe's FIFO when
- * an MI edge with MI_RESET = 0 and this MI_FLAG_CLR changes nothing of the
- * probe but the FIFO's read side (pointer, output registers, read pointer
- * register towards the write side), else NULL.  The caller steps that read
- * side itself and reports the pops with ptm_probe_mi_drained().
+ * MI edges with MI_RESET = 0 and this MI_FLAG_CLR, and no CLK edge in
+ * between, change nothing of the probe but the FIFO's read side (pointer,
+ * output registers, the synchroniser of the write pointer, the read
+ * pointer register towards the write side) and the flag synchronisers,
+ * else NULL.  The caller steps that read side itself and reports the
+ * pops and the number of edges with ptm_probe_mi_drained().
  */
 struct ptm_asfifo *ptm_probe_mi_drain_fifo(ptm_probe *p, int flag_clr);
-void ptm_probe_mi_drained(ptm_probe *p, uint64_t pops);
+void ptm_probe_mi_drained(ptm_probe *p, uint64_t pops, uint64_t edges);
 
 /* CLK edges before the next DRAIN_TICK edge: that many edges out of reset
  * contain no tick. */
