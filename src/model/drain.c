@@ -231,6 +231,58 @@ static inline __attribute__((always_inline)) uint64_t triples(struct ptm_model *
 	return done;
 }
 
+/*
+ * triples() when every other stream is idle: the ACC serves stream s
+ * alone, one delta per three edges, as long as an entry follows the head
+ * (the queue is dout_reg2, dout_reg and the entries in the RAM), so up to
+ * k deltas go straight from the FIFO's memory into the counter memory,
+ * and the read side's registers are set to where k pops leave them.
+ * Returns the number of edges done.
+ */
+static uint64_t solo(struct ptm_model *m, struct dstream *q, unsigned s, uint64_t k)
+{
+	struct ptm_acc *a = &m->acc;
+	struct ptm_asfifo *f = q->f;
+	const uint32_t av = q->avail, rdm = f->rd_cnt_mem, mm = f->mem_mask;
+	const uint64_t D = k < (uint64_t)av + 1 ? k : (uint64_t)av + 1;
+	uint64_t *const mem = a->mem;
+	const uint64_t cmask = a->cnt_mask;
+	const unsigned amask = 2 * a->entries - 1, base = a->stream_base[s];
+	struct ptm_fifo_entry e = f->dout_reg2;
+	unsigned addr = 0;
+	uint64_t sum = 0, pa = 0;
+	for (uint64_t j = 0; j < D; j++) {
+		if (j == 1)
+			e = f->dout_reg;
+		else if (j > 1)
+			e = f->mem[(rdm + (uint32_t)j - 2) & mm];
+		addr = (base + e.index) & amask;
+		pa = mem[addr];
+		sum = (pa + e.delta) & cmask;
+		mem[addr] = sum;
+	}
+	m->tx_last[s].index = e.index;
+	m->tx_last[s].delta = e.delta;
+	a->addr = addr;
+	a->pa_dout = pa;
+	a->data = e.delta;
+	a->sum = sum;
+	a->state = PTM_ACC_RD; /* the next head is valid: s again */
+	/* the read side after D pops (see asfifo_rd_edge) */
+	const uint32_t adv = D < av ? (uint32_t)D : av;
+	f->dout_reg2 = D == 1 ? f->dout_reg : f->mem[(rdm + (uint32_t)D - 2) & mm];
+	f->dout_reg = f->mem[(rdm + (D - 1 < av ? (uint32_t)D - 1 : av)) & mm];
+	f->vld_reg = D <= av;
+	f->rd_cnt = (f->rd_cnt + adv) & f->ptr_mask;
+	f->rd_cnt_mem = (rdm + adv) & mm;
+	f->rd_in_gray = bin2gray(f->rd_cnt);
+	q->avail = av - adv;
+	q->gray_moved |= adv != 0;
+	q->pops += D;
+	q->shifted = 0;
+	return 3 * D;
+}
+
 /* Up to n edges of the run; the number done (n, or fewer when the run
  * has to stop: never, so far), 0 when not applicable. */
 static inline __attribute__((always_inline)) uint64_t drain_n(struct ptm_model *m, uint64_t n,
@@ -262,7 +314,13 @@ static inline __attribute__((always_inline)) uint64_t drain_n(struct ptm_model *
 			}
 		}
 		if (a->state == PTM_ACC_RD && n - done >= 3 && triple_ok(d, a->sel, ns)) {
-			done += triples(m, d, (n - done) / 3, ns);
+			unsigned others = 0;
+			for (unsigned t = 0; t < ns; t++)
+				others |= t != a->sel && !d[t].idle;
+			if (others)
+				done += triples(m, d, (n - done) / 3, ns);
+			else
+				done += solo(m, &d[a->sel], a->sel, (n - done) / 3);
 			continue;
 		}
 		const int rdsel = acc_edge(m, d, ns);

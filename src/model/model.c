@@ -177,9 +177,7 @@ void ptm_pcie_edges(ptm_model *m, unsigned ep, const struct ptm_pcie_in *in, uin
 	const uint8_t sb = ptm_aux_band(in->stfifo_free, m->g.stfifo_capacity);
 	const uint32_t brake = (uint32_t)(in->brake & 0x3f) | (uint32_t)tb << 6 | (uint32_t)sb << 10;
 	if (e->tag_band != tb || e->stf_band != sb) {
-		ptm_probe_clk_batch(p, 0, in->bus, pcie_brake(e, in), 1);
-		if (n > 1)
-			ptm_probe_clk_batch(p, 0, in->bus, brake, n - 1);
+		ptm_probe_clk_batch2(p, in->bus, pcie_brake(e, in), brake, n);
 	} else {
 		ptm_probe_clk_batch(p, 0, in->bus, brake, n);
 		if (tick1 > n && ptm_aux_pcie_settled(e, in, tb, sb))

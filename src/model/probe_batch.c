@@ -95,7 +95,7 @@ static inline void lz_flush(ptm_probe *p, unsigned gi, uint64_t tau)
 {
 	const struct lz_group *g = &p->lz[gi];
 	const uint64_t d = tau - g->since;
-	if (!d)
+	if (!d || g->zero)
 		return;
 	if (g->same) {
 		lz_add(p, gi, &g->h[3], d);
@@ -107,7 +107,7 @@ static inline void lz_flush(ptm_probe *p, unsigned gi, uint64_t tau)
 
 /* A batch of the group starts at tau0: its counters are brought to tau0,
  * the two steps before it become the history. */
-static void lz_rebase(ptm_probe *p, unsigned gi, uint64_t tau0)
+ALWAYS_INLINE void lz_rebase(ptm_probe *p, unsigned gi, uint64_t tau0)
 {
 	struct lz_group *g = &p->lz[gi];
 	const uint64_t d = tau0 - g->since;
@@ -135,7 +135,7 @@ static inline void lz_step_of(const ptm_probe *p, unsigned b, const struct ptm_b
 		ptm_probe_bus_step(p, b, in, open, out);
 }
 
-static inline void lz_bus(ptm_probe *p, unsigned b, const struct ptm_bus_in *in, uint64_t tau0)
+ALWAYS_INLINE void lz_bus(ptm_probe *p, unsigned b, const struct ptm_bus_in *in, uint64_t tau0)
 {
 	struct lz_group *g = &p->lz[b];
 	lz_rebase(p, b, tau0);
@@ -150,19 +150,24 @@ static inline void lz_bus(ptm_probe *p, unsigned b, const struct ptm_bus_in *in,
 		lz_step_of(p, b, in, f2, &g->h[3]);
 	g->fo[1] = f1;
 	g->fo[2] = f2;
+	const struct step_bus *z = &g->h[2].u.s;
+	g->zero = g->same && !(z->move | z->hold | z->mvb | z->mhold);
 	g->key = *in;
 }
 
-static void lz_global(ptm_probe *p, uint32_t brake, uint64_t tau0)
+/* The global group: BRAKE bits b1 at edge 1, b2 at the later edges. */
+static void lz_global(ptm_probe *p, uint32_t b1, uint32_t b2, uint64_t tau0)
 {
 	struct lz_group *g = &p->lz[p->g.buses];
 	lz_rebase(p, p->g.buses, tau0);
 	memset(&g->h[2], 0, sizeof(g->h[2]));
 	g->h[2].u.v[0] = 1;
-	g->h[2].u.v[6] = brake;
+	g->h[2].u.v[6] = b1;
 	g->h[3] = g->h[2];
-	g->same = 1;
-	g->gkey = brake;
+	g->h[3].u.v[6] = b2;
+	g->same = b1 == b2;
+	g->zero = 0;
+	g->gkey = b2;
 }
 
 /* The inputs of a bus that its step depends on are the same: the masks,
@@ -225,6 +230,7 @@ static void lz_set_hist(struct lz_group *g, const struct step *sr, const struct 
 	}
 	g->h[2] = g->h[3] = g->h[1];
 	g->same = 1;
+	g->zero = 0;
 }
 
 /* Into the batch representation; 0 when it cannot be entered now. */
@@ -343,33 +349,62 @@ static inline void lz_edge(ptm_probe *p, uint64_t tau, int *ws)
 /* A whole slot of a running sweep (pos = 0: the capture edge, then the
  * GROUPS edges that present the values to the FIFO) that ends before the
  * next tick, with the FIFO's write side settled: lz_edge() GROUPS + 1
- * times. */
+ * times.  The FIFO sees a write of the pending entry at the capture
+ * edge, an idle edge, then the entries of groups 0 .. GROUPS-2; the
+ * entry of the last group is pending after the slot. */
 static void lz_slot(ptm_probe *p, uint64_t tau)
 {
 	struct ptm_asfifo *f = &p->fifo;
 	const unsigned G = p->groups, slot = p->slot;
-	for (unsigned k = 0; k <= G; k++) {
-		const int wr_en = p->wr_en;
-		if (wr_en || !f->wr_quiet) {
-			int dropped;
-			asfifo_wr_edge_settled(f, wr_en, &p->wr_data, &dropped);
-			if (wr_en) {
-				p->st.writes++;
-				p->st.dropped += (uint64_t)dropped;
-				p->ovf |= (uint8_t)dropped;
-			}
-		}
-		if (k == 0) {
-			p->wr_en = 0;
-			lz_capture(p, slot, tau);
-		} else {
-			const unsigned ch = (k - 1) * GROUP_SIZE + slot;
-			p->wr_data.index = (uint16_t)ch;
-			p->wr_data.delta = p->grp_val[k - 1];
-			p->wr_en = ch < p->channels;
-		}
-		tau++;
+	const uint32_t items = f->items, pm = f->ptr_mask, mm = f->mem_mask;
+	uint32_t wc = f->wr_cnt, used = (wc - f->rd_synced_reg) & pm, wc_last = wc;
+	uint64_t writes = 0, dropped = 0;
+	int last_en = 0, full = f->full_reg; /* WR_FULL as registered */
+	/* one write edge of the settled write side (asfifo_wr_edge_settled) */
+#define SLOT_WRITE(en, idx, val)                                                               \
+	do {                                                                                   \
+		wc_last = wc;                                                                  \
+		last_en = (en);                                                                \
+		if (last_en) {                                                                 \
+			writes++;                                                              \
+			if (!full) {                                                           \
+				f->mem[wc & mm].index = (uint16_t)(idx);                       \
+				f->mem[wc & mm].delta = (val);                                 \
+				wc = (wc + 1) & pm;                                            \
+				used++;                                                        \
+			} else {                                                               \
+				dropped++;                                                     \
+			}                                                                      \
+		}                                                                              \
+		full = used == items;                                                          \
+	} while (0)
+	const uint32_t wc0 = wc;
+	SLOT_WRITE(p->wr_en, p->wr_data.index, p->wr_data.delta);
+	lz_capture(p, slot, tau);
+	SLOT_WRITE(0, 0, 0);
+	for (unsigned g = 0; g + 1 < G; g++) {
+		const unsigned ch = g * GROUP_SIZE + slot;
+		SLOT_WRITE(ch < p->channels, ch, p->grp_val[g]);
 	}
+#undef SLOT_WRITE
+	const unsigned ch = (G - 1) * GROUP_SIZE + slot;
+	p->wr_data.index = (uint16_t)ch;
+	p->wr_data.delta = p->grp_val[G - 1];
+	p->wr_en = ch < p->channels;
+	/* the write side after the last edge */
+	const uint32_t wg = wc_last ^ (wc_last >> 1);
+	if (wc != wc0 || wg != f->wr_in_gray)
+		f->rd_quiet = 0;
+	f->accepted += (wc - wc0) & pm;
+	f->wr_in_gray = wg;
+	f->wr_cnt = wc;
+	f->full_reg = (uint8_t)full;
+	f->wr_quiet = (uint8_t)(!last_en && !f->no_quiet);
+	f->in_reset = 0;
+	p->st.writes += writes;
+	p->st.dropped += dropped;
+	if (dropped)
+		p->ovf = 1;
 	p->st.edges += G + 1;
 	p->period += G + 1;
 	p->pos = 0;
@@ -400,7 +435,8 @@ static int lz_run(ptm_probe *p, uint64_t n)
 		if (ws < 0)
 			ws = asfifo_wr_sync_settled(&p->fifo);
 		const unsigned slot_edges = p->groups + 1;
-		if (p->run && !p->pos && ws && n >= slot_edges && p->period + p->groups < p->dp_mask) {
+		if (p->run && !p->pos && ws && p->groups >= 2 && n >= slot_edges &&
+		    p->period + p->groups < p->dp_mask) {
 			lz_slot(p, tau);
 			events = 1;
 			tau += slot_edges;
@@ -418,8 +454,8 @@ static int lz_run(ptm_probe *p, uint64_t n)
 
 /* The whole batch in the batch representation; 0 when not applicable
  * (a reset, a settling synchroniser, the plain path). */
-static inline uint64_t lz_batch(ptm_probe *p, const struct ptm_bus_in *bus, uint32_t brake,
-				uint64_t n)
+ALWAYS_INLINE uint64_t lz_batch(ptm_probe *p, const struct ptm_bus_in *bus, uint32_t brake1,
+				uint32_t brake, uint64_t n)
 {
 	const unsigned fl = p->flag_lvl;
 	if (((unsigned)p->rsync | p->mi_rst | p->slow | (p->fq1 ^ fl) | (p->fq2 ^ fl) |
@@ -435,9 +471,9 @@ static inline uint64_t lz_batch(ptm_probe *p, const struct ptm_bus_in *bus, uint
 	for (unsigned b = 0; b < nb; b++)
 		if (!p->lz[b].valid || !same_bus_in(p, &p->lz[b].key, &bus[b]))
 			lz_bus(p, b, &bus[b], t0);
-	const uint32_t bk = brake & p->brake_mask;
-	if (!p->lz[nb].valid || p->lz[nb].gkey != bk)
-		lz_global(p, bk, t0);
+	const uint32_t bk = brake & p->brake_mask, bk1 = brake1 & p->brake_mask;
+	if (!p->lz[nb].valid || p->lz[nb].gkey != bk || bk1 != bk)
+		lz_global(p, bk1, bk, t0);
 	if (lz_run(p, n) || was_rst) {
 		update_hot(p);
 		update_mi_hot(p);
@@ -462,7 +498,7 @@ uint64_t ptm_probe_clk_batch(ptm_probe *p, int rst, const struct ptm_bus_in *bus
 			     uint64_t n)
 {
 	const uint64_t t0 = p->st.ticks;
-	if (!n || (!rst && lz_batch(p, bus, brake, n)))
+	if (!n || (!rst && lz_batch(p, bus, brake, brake, n)))
 		return p->st.ticks - t0;
 	if (p->lazy)
 		ptm_probe_lazy_exit(p);
@@ -477,12 +513,23 @@ uint64_t ptm_probe_clk_batch(ptm_probe *p, int rst, const struct ptm_bus_in *bus
 			p->st.edges += n;
 			break;
 		}
-		if (!rst && lz_batch(p, bus, brake, n))
+		if (!rst && lz_batch(p, bus, brake, brake, n))
 			break;
 		ptm_probe_clk(p, rst, bus, brake, NULL);
 		n--;
 	}
 	p->memo_on = 0;
+	return p->st.ticks - t0;
+}
+
+uint64_t ptm_probe_clk_batch2(ptm_probe *p, const struct ptm_bus_in *bus, uint32_t brake1,
+			      uint32_t brake, uint64_t n)
+{
+	const uint64_t t0 = p->st.ticks;
+	if (!n || lz_batch(p, bus, brake1, brake, n))
+		return p->st.ticks - t0;
+	ptm_probe_clk_batch(p, 0, bus, brake1, 1);
+	ptm_probe_clk_batch(p, 0, bus, brake, n - 1);
 	return p->st.ticks - t0;
 }
 

@@ -65,6 +65,7 @@ struct lz_group {
 	uint8_t fo[3];
 	uint8_t valid;            /* key holds the inputs of the last batch */
 	uint8_t same;             /* h[2] == h[3] */
+	uint8_t zero;             /* ... and they add nothing (an idle bus) */
 	uint32_t gkey;            /* global group: the BRAKE bits */
 	struct ptm_bus_in key;
 };

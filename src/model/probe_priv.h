@@ -20,6 +20,11 @@
  */
 uint64_t ptm_probe_clk_batch(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t brake,
 			     uint64_t n);
+/* The same without RESET, with BRAKE brake1 at the first edge and brake
+ * at the others (one batch where the caller's BRAKE input changes after
+ * one edge). */
+uint64_t ptm_probe_clk_batch2(ptm_probe *p, const struct ptm_bus_in *bus, uint32_t brake1,
+			      uint32_t brake, uint64_t n);
 
 /*
  * n MI edges with the same MI_RESET, MI_FLAG_CLR and TX_RD, exactly the

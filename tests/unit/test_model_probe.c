@@ -695,7 +695,8 @@ static void change_inputs(const struct ptm_probe_generics *g, struct ptm_bus_in 
  * The batch representation (probe_batch.c) against the plain model edge
  * by edge: random generics, batches of every length (mostly 1..3 edges,
  * where the first edges of a batch and the history of the last ones
- * matter), inputs changing on some buses at every batch, single edges in
+ * matter), inputs changing on some buses at every batch (and BRAKE after
+ * the first edge: ptm_probe_clk_batch2), single edges in
  * between (back to the eager representation), MI edges with reads, flag
  * clears and MI resets, CLK resets in the middle of sweeps; every
  * register and counter compared after every call.
@@ -742,10 +743,15 @@ static void test_batch_lockstep_regs(void **state)
 				unsigned k = rndn(100);
 				uint64_t n = k < 55 ? 1 + rndn(3) : k < 85 ? 4 + rndn(60)
 					   : rndn(3 * g->drain_period);
-				uint64_t ta = ptm_probe_clk_batch(a, rst, in, brake, n), tb = 0;
+				/* sometimes a BRAKE change after the first edge */
+				const uint32_t brake1 = !rst && rndn(4) == 0 ? (uint32_t)rnd() : brake;
+				uint64_t ta = brake1 != brake
+						      ? ptm_probe_clk_batch2(a, in, brake1, brake, n)
+						      : ptm_probe_clk_batch(a, rst, in, brake, n);
+				uint64_t tb = 0;
 				for (uint64_t i = 0; i < n; i++) {
 					struct ptm_probe_clk_out co;
-					ptm_probe_clk(b, rst, in, brake, &co);
+					ptm_probe_clk(b, rst, in, i ? brake : brake1, &co);
 					tb += co.drain_tick;
 				}
 				assert_int_equal(ta, tb);
@@ -767,12 +773,55 @@ static void test_batch_lockstep_regs(void **state)
 					assert_memory_equal(&ma, &mb, sizeof(ma));
 				}
 			}
-			if (getenv("PT_DEBUG_STEP")) fprintf(stderr, "step %d op %u rst %d mr %d\n", step, op, rst, mr);
 			assert_same_regs(a, b, what, step);
 		}
 		ptm_probe_free(a);
 		ptm_probe_free(b);
 	}
+}
+
+/* A CLK batch while MI_RESET is held does the CLK side's reset edge: the
+ * FIFO_OVF of an overflow before the reset must not come back after it
+ * (the batch once skipped the held reset before any reset edge). */
+static void test_batch_after_mi_reset(void **state)
+{
+	(void)state;
+	struct ptm_probe_generics g = { .buses = 2, .regions = 2, .region_items = { 8, 8 },
+					.eof_pos_width = 3, .brakes = 14, .drain_period = 64 };
+	char msg[256];
+	ptm_probe *a = NULL, *b = NULL;
+	assert_int_equal(ptm_probe_new(&g, &a, msg, sizeof(msg)), 0);
+	assert_int_equal(ptm_probe_new(&g, &b, msg, sizeof(msg)), 0);
+	struct ptm_bus_in in[2];
+	memset(in, 0, sizeof(in));
+	for (int i = 0; i < 8; i++) {
+		ptm_probe_clk(a, 1, in, 0, NULL);
+		ptm_probe_clk(b, 1, in, 0, NULL);
+		ptm_probe_mi_clk(a, 0, 0, 0, NULL);
+		ptm_probe_mi_clk(b, 0, 0, 0, NULL);
+	}
+	/* no MI edges: the FIFO overflows, FIFO_OVF is set */
+	ptm_probe_clk_batch(a, 0, in, 0, 1000);
+	for (int i = 0; i < 1000; i++)
+		ptm_probe_clk(b, 0, in, 0, NULL);
+	for (int i = 0; i < 4; i++) {
+		ptm_probe_mi_clk(a, 1, 0, 1, NULL);
+		ptm_probe_mi_clk(b, 1, 0, 1, NULL);
+	}
+	in[0].mvb_src_rdy = 1; /* new inputs while MI_RESET is held */
+	ptm_probe_clk_batch(a, 0, in, 0, 5);
+	for (int i = 0; i < 5; i++)
+		ptm_probe_clk(b, 0, in, 0, NULL);
+	for (int i = 0; i < 4; i++) {
+		struct ptm_probe_mi_out ma, mb;
+		ptm_probe_mi_clk(a, 0, 0, 1, &ma);
+		ptm_probe_mi_clk(b, 0, 0, 1, &mb);
+		assert_int_equal(mb.fifo_ovf, 0);
+		assert_int_equal(ma.fifo_ovf, mb.fifo_ovf);
+	}
+	assert_same_regs(a, b, "after MI_RESET", 0);
+	ptm_probe_free(a);
+	ptm_probe_free(b);
 }
 
 /* Steady traffic over many drain periods: the batch must skip, not step. */
@@ -1061,6 +1110,7 @@ int main(void)
 		cmocka_unit_test(test_batch_equals_single),
 		cmocka_unit_test(test_batch_steady_traffic),
 		cmocka_unit_test(test_batch_lockstep_regs),
+		cmocka_unit_test(test_batch_after_mi_reset),
 		cmocka_unit_test(test_shortcuts_exact),
 		cmocka_unit_test(test_generics_rejected),
 		cmocka_unit_test(test_trace_ok_minimal),
