@@ -463,7 +463,7 @@ ALWAYS_INLINE uint64_t lz_batch(ptm_probe *p, const struct ptm_bus_in *bus, uint
 		return 0;
 	if (!p->lazy && !lz_enter(p))
 		return 0;
-	const int was_rst = p->rst_in;
+	int was_rst = p->rst_in; /* or: an edge did more than count */
 	p->rst_in = 0;
 	p->reset_held = 0;
 	const uint64_t t0 = p->tau;
@@ -474,7 +474,15 @@ ALWAYS_INLINE uint64_t lz_batch(ptm_probe *p, const struct ptm_bus_in *bus, uint
 	const uint32_t bk = brake & p->brake_mask, bk1 = brake1 & p->brake_mask;
 	if (!p->lz[nb].valid || p->lz[nb].gkey != bk || bk1 != bk)
 		lz_global(p, bk1, bk, t0);
-	if (lz_run(p, n) || was_rst) {
+	if (!p->run && !p->wr_en && p->fifo.wr_quiet && n <= p->dp_mask - p->period) {
+		/* nothing but counting up to the next tick */
+		p->period += (uint32_t)n;
+		p->st.edges += n;
+		p->tau += n;
+	} else if (lz_run(p, n)) {
+		was_rst = 1;
+	}
+	if (was_rst) {
 		update_hot(p);
 		update_mi_hot(p);
 	}
