@@ -17,6 +17,7 @@
  * sweeps, commands (SNAPSHOT, CLEAR, FLAG_CLR, clear marks, READ_SEL)
  * during sweeps, and MI reads of the live counters.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -409,11 +410,90 @@ static void test_endpoints_disjoint(void **state)
 	}
 }
 
+/* One thread: one endpoint's PCIe batches of a slice. */
+struct ep_job {
+	ptm_model *m;
+	unsigned ep;
+	const struct ptm_pcie_in *seq;
+	const uint64_t *len;
+	int k;
+};
+
+static void *run_ep(void *arg)
+{
+	const struct ep_job *j = arg;
+	for (int i = 0; i < j->k; i++)
+		ptm_pcie_edges(j->m, j->ep, &j->seq[i], j->len[i]);
+	return NULL;
+}
+
+/* The same, really on two threads (one per endpoint) beside the DMA
+ * batches of the slice on the main thread, against a serial model. */
+static void test_endpoints_threads(void **state)
+{
+	(void)state;
+	rng_state = 99;
+	struct ptm_generics g;
+	do
+		rand_generics(&g);
+	while (g.pcie_endpoints < 2);
+	char msg[256];
+	ptm_model *a = NULL, *b = NULL;
+	assert_int_equal(ptm_model_new(&g, &a, msg, sizeof(msg)), 0);
+	assert_int_equal(ptm_model_new(&g, &b, msg, sizeof(msg)), 0);
+	struct stim s;
+	memset(&s, 0, sizeof(s));
+	s.g = &g;
+	s.db = 2 * g.dma_ports;
+	ptm_mi_idle_edges(a, 1, 8);
+	ptm_mi_idle_edges(b, 1, 8);
+	enum { K = 24 };
+	static struct ptm_pcie_in seq[2][K];
+	static uint64_t len[2][K], dlen[K];
+	static struct ptm_bus_in dbus[K][PTM_MAX_ENDPOINTS * PTM_MAX_PROBE_BUSES];
+	for (int slice = 0; slice < 40; slice++) {
+		for (unsigned e = 0; e < 2; e++)
+			for (int k = 0; k < K; k++) {
+				change_pcie(&s, e);
+				s.pin[e].rst = slice < 2;
+				seq[e][k] = s.pin[e];
+				len[e][k] = rand_len(g.drain_period);
+			}
+		for (int k = 0; k < K; k++) {
+			change_dma(&s);
+			memcpy(dbus[k], s.dbus, sizeof(dbus[k]));
+			dlen[k] = rand_len(g.drain_period);
+		}
+		struct ep_job jobs[2];
+		pthread_t th[2];
+		for (unsigned e = 0; e < 2; e++) {
+			jobs[e] = (struct ep_job){ a, e, seq[e], len[e], K };
+			assert_int_equal(pthread_create(&th[e], NULL, run_ep, &jobs[e]), 0);
+		}
+		for (int k = 0; k < K; k++)
+			ptm_dma_edges(a, slice < 2, dbus[k], dlen[k]);
+		for (unsigned e = 0; e < 2; e++)
+			assert_int_equal(pthread_join(th[e], NULL), 0);
+		for (unsigned e = 0; e < 2; e++)
+			for (int k = 0; k < K; k++)
+				ptm_pcie_edges(b, e, &seq[e][k], len[e][k]);
+		for (int k = 0; k < K; k++)
+			ptm_dma_edges(b, slice < 2, dbus[k], dlen[k]);
+		uint64_t mi = 50 + rndn(800);
+		ptm_mi_idle_edges(a, 0, mi);
+		ptm_mi_idle_edges(b, 0, mi);
+		same_model(a, b, "endpoints on two threads", slice, "slice");
+	}
+	ptm_model_free(a);
+	ptm_model_free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_batches_equal_single_edges),
 		cmocka_unit_test(test_endpoints_disjoint),
+		cmocka_unit_test(test_endpoints_threads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
