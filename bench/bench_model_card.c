@@ -273,49 +273,34 @@ static uint64_t run_len(void)
 	return k < 40 ? 1 + rnd(3) : k < 80 ? 4 + rnd(60) : 64 + rnd(400);
 }
 
-/* n edges of one domain as runs: traffic = each run changes one signal. */
-static uint64_t drive_pcie(ptm_model *m, const struct patterns *p, struct ptm_pcie_in *in,
-			   uint64_t n, int traffic, unsigned *ip)
+/* n edges of one domain (pcie: the PCIe domain of endpoint 0, else DMA)
+ * as runs; traffic: each run changes one signal. */
+static uint64_t drive(ptm_model *m, const struct patterns *p, int pcie, struct ptm_pcie_in *in,
+		      struct ptm_bus_in *bus, uint64_t n, int traffic, unsigned *i)
 {
 	uint64_t calls = 0;
 	while (n) {
 		uint64_t k = traffic ? run_len() : n;
 		if (k > n)
 			k = n;
-		if (traffic) {
-			const struct ptm_pcie_in *src = &p->pcie[*ip];
+		if (traffic && pcie) {
+			const struct ptm_pcie_in *src = &p->pcie[*i];
 			unsigned what = rnd(10);
-			if (what < 4)
-				in->bus[0] = src->bus[0];
-			else if (what < 8)
-				in->bus[1] = src->bus[1];
+			if (what < 8)
+				in->bus[what / 4] = src->bus[what / 4];
 			else if (what == 8)
 				in->brake = src->brake;
 			else
 				in->tag_free = src->tag_free, in->stfifo_free = src->stfifo_free;
-			*ip = (*ip + 1) % NPAT;
-		}
-		ptm_pcie_edges(m, 0, in, k);
-		calls++;
-		n -= k;
-	}
-	return calls;
-}
-
-static uint64_t drive_dma(ptm_model *m, const struct patterns *p, struct ptm_bus_in *bus, uint64_t n,
-			  int traffic, unsigned *id)
-{
-	uint64_t calls = 0;
-	while (n) {
-		uint64_t k = traffic ? run_len() : n;
-		if (k > n)
-			k = n;
-		if (traffic) {
+		} else if (traffic) {
 			unsigned b = rnd(2);
-			bus[b] = p->dma[*id][b];
-			*id = (*id + 1) % NPAT;
+			bus[b] = p->dma[*i][b];
 		}
-		ptm_dma_edges(m, 0, bus, k);
+		*i = (*i + traffic) % NPAT;
+		if (pcie)
+			ptm_pcie_edges(m, 0, in, k);
+		else
+			ptm_dma_edges(m, 0, bus, k);
 		calls++;
 		n -= k;
 	}
@@ -345,8 +330,8 @@ static double run_card_pattern(const struct patterns *p, int traffic, double wal
 		for (int k = 0; k < 200; k++) {
 			np += slice;
 			const uint64_t wd = np / 2, wm = np * 5 / 16; /* 200 and 125 MHz */
-			calls += drive_pcie(m, p, &in, slice, traffic, &ip);
-			calls += drive_dma(m, p, bus, wd - nd, traffic, &id);
+			calls += drive(m, p, 1, &in, bus, slice, traffic, &ip);
+			calls += drive(m, p, 0, &in, bus, wd - nd, traffic, &id);
 			ptm_mi_idle_edges(m, 0, wm - nm);
 			calls++;
 			nd = wd;

@@ -27,6 +27,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The pointers cross in Gray code. */
+static inline uint32_t asfifo_bin2gray(uint32_t b) { return b ^ (b >> 1); }
+
+static inline uint32_t asfifo_gray2bin(uint32_t g)
+{
+	g ^= g >> 16;
+	g ^= g >> 8;
+	g ^= g >> 4;
+	g ^= g >> 2;
+	g ^= g >> 1;
+	return g;
+}
+
 struct ptm_fifo_entry {
 	uint64_t delta;
 	uint16_t index;
@@ -109,13 +122,8 @@ static inline const struct ptm_fifo_entry *asfifo_head(const struct ptm_asfifo *
 static inline int asfifo_wr_sync_settled(const struct ptm_asfifo *f)
 {
 	const uint32_t g = f->rd_in_gray;
-	uint32_t b = g ^ (g >> 16);
-	b ^= b >> 8;
-	b ^= b >> 4;
-	b ^= b >> 2;
-	b ^= b >> 1;
 	return !f->wr_rff && f->rsync[0] == g && f->rsync[1] == g && f->rsync[2] == g &&
-	       f->rd_synced_reg == b;
+	       f->rd_synced_reg == asfifo_gray2bin(g);
 }
 
 /* asfifo_wr_edge(f, 0, wr_en, data, dropped) when asfifo_wr_sync_settled():
@@ -132,7 +140,7 @@ static inline int asfifo_wr_edge_settled(struct ptm_asfifo *f, int wr_en,
 	}
 	const uint32_t next = (f->wr_cnt + (uint32_t)allow) & f->ptr_mask;
 	f->full_reg = (uint8_t)((next ^ f->rd_synced_reg) == f->items);
-	const uint32_t wg = f->wr_cnt ^ (f->wr_cnt >> 1);
+	const uint32_t wg = asfifo_bin2gray(f->wr_cnt);
 	if (allow || wg != f->wr_in_gray)
 		f->rd_quiet = 0; /* the LUT output or the pointer may change */
 	f->wr_in_gray = wg;

@@ -32,26 +32,15 @@ struct dstream {
 	uint64_t pops;
 };
 
-static inline uint32_t bin2gray(uint32_t b) { return b ^ (b >> 1); }
-
-static inline uint32_t gray2bin(uint32_t g)
-{
-	g ^= g >> 16;
-	g ^= g >> 8;
-	g ^= g >> 4;
-	g ^= g >> 2;
-	g ^= g >> 1;
-	return g;
-}
 
 static void ds_state(struct dstream *d)
 {
 	const struct ptm_asfifo *f = d->f;
 	const uint32_t g = f->wr_in_gray;
 	d->sync = f->wsync[0] != g || f->wsync[1] != g || f->wsync[2] != g ||
-		  f->wr_synced_reg != gray2bin(g);
+		  f->wr_synced_reg != asfifo_gray2bin(g);
 	d->avail = (f->wr_synced_reg - f->rd_cnt) & f->ptr_mask;
-	d->moved = f->rd_in_gray != bin2gray(f->rd_cnt);
+	d->moved = f->rd_in_gray != asfifo_bin2gray(f->rd_cnt);
 	const struct ptm_fifo_entry *h = &f->mem[f->rd_cnt_mem & f->mem_mask];
 	d->idle = !d->sync && !d->moved && !d->avail && !f->vld_reg && !f->vld_reg2 &&
 		  f->dout_reg.index == h->index && f->dout_reg.delta == h->delta &&
@@ -65,7 +54,7 @@ static inline void ds_edge(struct dstream *d, int rd, struct ptm_acc_stream *las
 	if (rd)
 		d->pops++;
 	if (d->moved) {
-		f->rd_in_gray = bin2gray(f->rd_cnt);
+		f->rd_in_gray = asfifo_bin2gray(f->rd_cnt);
 		d->gray_moved = 1;
 		d->moved = 0;
 	}
@@ -88,12 +77,12 @@ static inline void ds_edge(struct dstream *d, int rd, struct ptm_acc_stream *las
 		d->shifted = 1;
 	}
 	if (d->sync) {
-		f->wr_synced_reg = gray2bin(f->wsync[2]);
+		f->wr_synced_reg = asfifo_gray2bin(f->wsync[2]);
 		f->wsync[2] = f->wsync[1];
 		f->wsync[1] = f->wsync[0];
 		f->wsync[0] = f->wr_in_gray;
 		d->avail = (f->wr_synced_reg - f->rd_cnt) & f->ptr_mask;
-		d->sync = f->wsync[2] != f->wr_in_gray || f->wr_synced_reg != gray2bin(f->wr_in_gray);
+		d->sync = f->wsync[2] != f->wr_in_gray || f->wr_synced_reg != asfifo_gray2bin(f->wr_in_gray);
 	}
 	if (!f->vld_reg2 && !f->vld_reg && !d->avail && !d->sync && !d->moved)
 		ds_state(d);
@@ -192,7 +181,7 @@ static inline __attribute__((always_inline)) uint64_t triples(struct ptm_model *
 		q->avail -= moved;
 		/* ADD: the read pointer register follows */
 		sum = (pa + data) & cmask;
-		f->rd_in_gray = bin2gray(f->rd_cnt);
+		f->rd_in_gray = asfifo_bin2gray(f->rd_cnt);
 		q->gray_moved |= (uint8_t)moved;
 		/* WR, and the next stream */
 		mem[addr] = sum;
@@ -275,7 +264,7 @@ static uint64_t solo(struct ptm_model *m, struct dstream *q, unsigned s, uint64_
 	f->vld_reg = D <= av;
 	f->rd_cnt = (f->rd_cnt + adv) & f->ptr_mask;
 	f->rd_cnt_mem = (rdm + adv) & mm;
-	f->rd_in_gray = bin2gray(f->rd_cnt);
+	f->rd_in_gray = asfifo_bin2gray(f->rd_cnt);
 	q->avail = av - adv;
 	q->gray_moved |= adv != 0;
 	q->pops += D;

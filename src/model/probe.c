@@ -395,31 +395,12 @@ ALWAYS_INLINE void apply_step1_n(ptm_probe *p, const struct step *sr, const unsi
 	const unsigned bc = 6 + NR;
 	cnt[0] += sr->ch0;
 	if (NB <= 4) {
-		for (unsigned b = 0; b < NB; b++) {
-			const struct step_bus *sb = &sr->bus[b];
-			uint64_t *c = cnt + 1 + b * bc;
-			c[0] += sb->move;
-			c[1] += sb->hold;
-			c[2] += sb->sof;
-			c[3] += sb->mvb;
-			c[4] += sb->mhold;
-			c[5] += sb->items;
-			for (unsigned r = 0; r < NR; r++)
-				c[6 + r] += (sb->rmask >> r) & 1u;
-		}
+		for (unsigned b = 0; b < NB; b++)
+			bus_add(cnt + 1 + b * bc, &sr->bus[b], 1, NR);
 	} else {
 		for (uint32_t m = sr->active; m; m &= m - 1) {
 			unsigned b = (unsigned)__builtin_ctz(m);
-			const struct step_bus *sb = &sr->bus[b];
-			uint64_t *c = cnt + 1 + b * bc;
-			c[0] += sb->move;
-			c[1] += sb->hold;
-			c[2] += sb->sof;
-			c[3] += sb->mvb;
-			c[4] += sb->mhold;
-			c[5] += sb->items;
-			for (uint32_t r = sb->rmask; r; r &= r - 1)
-				c[6 + __builtin_ctz(r)]++;
+			bus_add(cnt + 1 + b * bc, &sr->bus[b], 1, 0);
 		}
 	}
 	brake_add(p, sr->brake, 1);
@@ -467,14 +448,7 @@ ALWAYS_INLINE void compute_add_n(ptm_probe *p, const struct ptm_bus_in *bus, uin
 		uint64_t *c = cnt + 1 + b * bc;
 		uint32_t fo;
 		bus_step_n(p, 0, b, &bus[b], (p->frame_open >> b) & 1u, sb, &fo, NR);
-		c[0] += sb->move;
-		c[1] += sb->hold;
-		c[2] += sb->sof;
-		c[3] += sb->mvb;
-		c[4] += sb->mhold;
-		c[5] += sb->items;
-		for (unsigned r = 0; r < NR; r++)
-			c[6 + r] += (sb->rmask >> r) & 1u;
+		bus_add(c, sb, 1, NR);
 		movem |= sb->move << b;
 		fo_next |= fo << b;
 	}

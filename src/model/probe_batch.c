@@ -70,20 +70,12 @@ static inline uint32_t lz_val(const struct lz_step *st, unsigned f)
 /* The group's counters += k * st. */
 static inline void lz_add(ptm_probe *p, unsigned gi, const struct lz_step *st, uint64_t k)
 {
-	uint64_t *c;
 	if (gi < p->g.buses) {
-		c = p->cnt + 1 + gi * p->bus_channels;
-		c[0] += k * st->u.v[0];
-		c[1] += k * st->u.v[1];
-		c[2] += k * st->u.v[2];
-		c[3] += k * st->u.v[3];
-		c[4] += k * st->u.v[4];
-		c[5] += k * st->u.v[5];
-		c += 6;
-	} else {
-		p->cnt[0] += k * st->u.v[0];
-		c = p->cnt + p->brake_base;
+		bus_add(p->cnt + 1 + gi * p->bus_channels, &st->u.s, k, 0);
+		return;
 	}
+	p->cnt[0] += k * st->u.v[0];
+	uint64_t *c = p->cnt + p->brake_base;
 	for (uint32_t m = st->u.v[6]; m; m &= m - 1)
 		c[__builtin_ctz(m)] += k;
 }
@@ -392,7 +384,7 @@ static void lz_slot(ptm_probe *p, uint64_t tau)
 	p->wr_data.delta = p->grp_val[G - 1];
 	p->wr_en = ch < p->channels;
 	/* the write side after the last edge */
-	const uint32_t wg = wc_last ^ (wc_last >> 1);
+	const uint32_t wg = asfifo_bin2gray(wc_last);
 	if (wc != wc0 || wg != f->wr_in_gray)
 		f->rd_quiet = 0;
 	f->accepted += (wc - wc0) & pm;
@@ -558,13 +550,7 @@ static int mi_steady(const ptm_probe *p, int rd)
 	uint32_t g = f->wr_in_gray;
 	if (f->wsync[0] != g || f->wsync[1] != g || f->wsync[2] != g)
 		return 0;
-	uint32_t b = g;
-	b ^= b >> 16;
-	b ^= b >> 8;
-	b ^= b >> 4;
-	b ^= b >> 2;
-	b ^= b >> 1;
-	if (f->wr_synced_reg != b || f->rd_in_gray != (f->rd_cnt ^ (f->rd_cnt >> 1)))
+	if (f->wr_synced_reg != asfifo_gray2bin(g) || f->rd_in_gray != asfifo_bin2gray(f->rd_cnt))
 		return 0;
 	if (f->vld_reg2 && !rd)
 		return 1; /* read_request = 0: the output registers hold */
@@ -683,18 +669,8 @@ void ptm_probe_debug_regs(const ptm_probe *p, struct ptm_probe_regs *r, uint64_t
 		for (int k = 0; k < 2; k++) {
 			const struct step *s = k ? p->s : p->sr;
 			cnt[0] += s->ch0;
-			for (unsigned b = 0; b < nb; b++) {
-				const struct step_bus *sb = &s->bus[b];
-				uint64_t *c = cnt + 1 + b * p->bus_channels;
-				c[0] += sb->move;
-				c[1] += sb->hold;
-				c[2] += sb->sof;
-				c[3] += sb->mvb;
-				c[4] += sb->mhold;
-				c[5] += sb->items;
-				for (uint32_t rm = sb->rmask; rm; rm &= rm - 1)
-					c[6 + __builtin_ctz(rm)]++;
-			}
+			for (unsigned b = 0; b < nb; b++)
+				bus_add(cnt + 1 + b * p->bus_channels, &s->bus[b], 1, 0);
 			for (uint32_t m = s->brake; m; m &= m - 1)
 				cnt[p->brake_base + (unsigned)__builtin_ctz(m)]++;
 		}

@@ -193,6 +193,26 @@ static inline void brake_add(ptm_probe *p, uint32_t mask, uint64_t k)
 	p->brake_run += k;
 }
 
+/* A bus's counters c[] (words, stall, SOFs, MVB items, MVB stall, items,
+ * regions) += k * its step; NR = the region count when a constant, else
+ * 0 (the region bits are walked). */
+ALWAYS_INLINE void bus_add(uint64_t *c, const struct step_bus *sb, uint64_t k, const unsigned NR)
+{
+	c[0] += k * sb->move;
+	c[1] += k * sb->hold;
+	c[2] += k * sb->sof;
+	c[3] += k * sb->mvb;
+	c[4] += k * sb->mhold;
+	c[5] += k * sb->items;
+	if (NR) {
+		for (unsigned r = 0; r < NR; r++)
+			c[6 + r] += k * ((sb->rmask >> r) & 1u);
+	} else {
+		for (uint32_t r = sb->rmask; r; r &= r - 1)
+			c[6 + __builtin_ctz(r)] += k;
+	}
+}
+
 /* counters += k * step registers */
 static inline void apply_step(ptm_probe *p, const struct step *sr, uint64_t k)
 {
@@ -200,16 +220,7 @@ static inline void apply_step(ptm_probe *p, const struct step *sr, uint64_t k)
 	cnt[0] += k * sr->ch0;
 	for (uint32_t m = sr->active; m; m &= m - 1) {
 		unsigned b = (unsigned)__builtin_ctz(m);
-		const struct step_bus *sb = &sr->bus[b];
-		uint64_t *c = cnt + 1 + b * p->bus_channels;
-		c[0] += k * sb->move;
-		c[1] += k * sb->hold;
-		c[2] += k * sb->sof;
-		c[3] += k * sb->mvb;
-		c[4] += k * sb->mhold;
-		c[5] += k * sb->items;
-		for (uint32_t r = sb->rmask; r; r &= r - 1)
-			c[6 + __builtin_ctz(r)] += k;
+		bus_add(cnt + 1 + b * p->bus_channels, &sr->bus[b], k, 0);
 	}
 	brake_add(p, sr->brake, k);
 	p->cnt_zero = 0;

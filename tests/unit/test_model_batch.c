@@ -31,73 +31,20 @@
 #include "model/model_priv.h"
 #include "model/probe_impl.h"
 #include "pcie_telemetry/model.h"
-
-static uint64_t rng_state;
-
-static uint64_t rnd(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545F4914F6CDD1Dull;
-}
-
-static unsigned rndn(unsigned n) { return (unsigned)(rnd() % n); }
+#include "model_rand.h"
 
 /* ------------------------------------------------------------------ */
 /* stimulus                                                             */
 
-static void rand_generics(struct ptm_generics *g)
+/* Random generics with drain periods short enough for single edges. */
+static void gen_generics(struct ptm_generics *g)
 {
-	static const unsigned bytes[] = { 16, 20, 24, 32, 48, 64 };
-	static const unsigned cw[] = { 33, 48, 64 };
 	char msg[256];
 	do {
-		ptm_generics_default(g);
-		g->pcie_endpoints = 1 + rndn(3);
-		g->dma_ports = 1 + rndn(3);
-		g->pcie_rq_mfb_regions = 1 + rndn(4);
-		g->pcie_rc_mfb_regions = 1 + rndn(4);
-		g->dma_up_mfb_regions = 1 + rndn(4);
-		g->dma_down_mfb_regions = 1 + rndn(4);
-		g->pcie_rq_mfb_region_bytes = bytes[rndn(6)];
-		g->pcie_rc_mfb_region_bytes = bytes[rndn(6)];
-		g->dma_up_mfb_region_bytes = bytes[rndn(6)];
-		g->dma_down_mfb_region_bytes = bytes[rndn(6)];
-		unsigned pb = g->pcie_rq_mfb_region_bytes > g->pcie_rc_mfb_region_bytes
-				      ? g->pcie_rq_mfb_region_bytes
-				      : g->pcie_rc_mfb_region_bytes;
-		unsigned db = g->dma_up_mfb_region_bytes > g->dma_down_mfb_region_bytes
-				      ? g->dma_up_mfb_region_bytes
-				      : g->dma_down_mfb_region_bytes;
-		g->pcie_eof_pos_width = ptm_log2c(pb / 4) + rndn(2);
-		g->dma_eof_pos_width = ptm_log2c(db / 4) + rndn(2);
-		g->cnt_width = cw[rndn(3)];
-		g->drain_period = 128u << rndn(4); /* 128 .. 1024 */
-		g->tag_capacity = 64 + rndn(512);
-		g->stfifo_capacity = 128 + rndn(2048);
+		rand_generics(g, 1);
+		if (g->drain_period > 1024)
+			g->drain_period = 128u << rndn(4);
 	} while (ptm_generics_check(g, msg, sizeof(msg)) != 0);
-}
-
-static void rand_bus(struct ptm_bus_in *b, unsigned regions, unsigned items, int mvb)
-{
-	memset(b, 0, sizeof(*b));
-	b->src_rdy = (uint8_t)(rndn(100) < 70);
-	b->dst_rdy = (uint8_t)(rndn(100) < 80);
-	for (unsigned r = 0; r < regions; r++) {
-		unsigned x = rndn(8);
-		if (x < 2)
-			b->sof |= 1u << r;
-		if (x == 1 || x == 2 || x == 3)
-			b->eof |= 1u << r;
-		b->eof_pos[r] = (uint16_t)rndn(items);
-		if (mvb && rndn(3) == 0)
-			b->mvb_vld |= 1u << r;
-	}
-	if (mvb) {
-		b->mvb_src_rdy = (uint8_t)(rndn(100) < 60);
-		b->mvb_dst_rdy = (uint8_t)(rndn(100) < 85);
-	}
 }
 
 struct stim {
@@ -117,10 +64,10 @@ static void change_pcie(struct stim *s, unsigned ep)
 	unsigned what = rndn(10);
 	if (what < 3 || what == 9)
 		rand_bus(&in->bus[0], g->pcie_rq_mfb_regions,
-			 g->pcie_rq_mfb_region_bytes / g->mfb_item_bytes, 0);
+			 g->pcie_rq_mfb_region_bytes / g->mfb_item_bytes, 0, 70);
 	if (what >= 3 && what < 6)
 		rand_bus(&in->bus[1], g->pcie_rc_mfb_regions,
-			 g->pcie_rc_mfb_region_bytes / g->mfb_item_bytes, 0);
+			 g->pcie_rc_mfb_region_bytes / g->mfb_item_bytes, 0, 70);
 	if (what == 6 || what == 9)
 		in->brake = (uint8_t)(rnd() & rnd() & 0x3f);
 	if (what == 7 || what == 9) {
@@ -145,7 +92,7 @@ static void change_dma(struct stim *s)
 		unsigned i = rndn(nb), up = (i % 2) == 0;
 		unsigned regions = up ? g->dma_up_mfb_regions : g->dma_down_mfb_regions;
 		unsigned bytes = up ? g->dma_up_mfb_region_bytes : g->dma_down_mfb_region_bytes;
-		rand_bus(&s->dbus[i], regions, bytes / g->mfb_item_bytes, 1);
+		rand_bus(&s->dbus[i], regions, bytes / g->mfb_item_bytes, 1, 60);
 	}
 }
 
@@ -278,7 +225,7 @@ static void run_round(uint64_t seed, int round)
 {
 	rng_state = seed;
 	struct ptm_generics g;
-	rand_generics(&g);
+	gen_generics(&g);
 	char what[128], msg[256];
 	snprintf(what, sizeof(what), "seed %llu round %d", (unsigned long long)seed, round);
 	ptm_model *a = NULL, *b = NULL;
@@ -362,54 +309,6 @@ static void test_batches_equal_single_edges(void **state)
 		run_round(1000 + (uint64_t)round, round);
 }
 
-/* Two endpoints' PCIe batches touch disjoint state: running one
- * endpoint's batches before the other's gives the same model as
- * interleaving them (what lets the card run them on two threads). */
-static void test_endpoints_disjoint(void **state)
-{
-	(void)state;
-	rng_state = 77;
-	for (int round = 0; round < 10; round++) {
-		struct ptm_generics g;
-		do
-			rand_generics(&g);
-		while (g.pcie_endpoints < 2);
-		char msg[256];
-		ptm_model *a = NULL, *b = NULL;
-		assert_int_equal(ptm_model_new(&g, &a, msg, sizeof(msg)), 0);
-		assert_int_equal(ptm_model_new(&g, &b, msg, sizeof(msg)), 0);
-		struct stim s;
-		memset(&s, 0, sizeof(s));
-		s.g = &g;
-		s.db = 2 * g.dma_ports;
-		ptm_mi_idle_edges(a, 1, 8);
-		ptm_mi_idle_edges(b, 1, 8);
-		for (int slice = 0; slice < 60; slice++) {
-			struct ptm_pcie_in seq[2][16];
-			uint64_t len[2][16];
-			for (unsigned e = 0; e < 2; e++)
-				for (int k = 0; k < 16; k++) {
-					change_pcie(&s, e);
-					s.pin[e].rst = slice < 2;
-					seq[e][k] = s.pin[e];
-					len[e][k] = rand_len(g.drain_period);
-				}
-			for (int k = 0; k < 16; k++) /* interleaved */
-				for (unsigned e = 0; e < 2; e++)
-					ptm_pcie_edges(a, e, &seq[e][k], len[e][k]);
-			for (unsigned e = 0; e < 2; e++) /* one endpoint after the other */
-				for (int k = 0; k < 16; k++)
-					ptm_pcie_edges(b, e, &seq[e][k], len[e][k]);
-			uint64_t mi = 50 + rndn(500);
-			ptm_mi_idle_edges(a, 0, mi);
-			ptm_mi_idle_edges(b, 0, mi);
-			same_model(a, b, "endpoints in either order", slice, "slice");
-		}
-		ptm_model_free(a);
-		ptm_model_free(b);
-	}
-}
-
 /* One thread: one endpoint's PCIe batches of a slice. */
 struct ep_job {
 	ptm_model *m;
@@ -427,65 +326,93 @@ static void *run_ep(void *arg)
 	return NULL;
 }
 
-/* The same, really on two threads (one per endpoint) beside the DMA
- * batches of the slice on the main thread, against a serial model. */
+/*
+ * Two endpoints' PCIe batches touch disjoint state (what lets the card run
+ * them on two threads): slice by slice, model a runs the two endpoints'
+ * batches interleaved (threads = 0) or on two threads beside the DMA
+ * batches on this one (threads = 1), model b one endpoint after the
+ * other, then the DMA batches; after the MI edges of each slice both
+ * must hold the same state.
+ */
+static void endpoints_apart(uint64_t seed, int threads)
+{
+	rng_state = seed;
+	for (int round = 0; round < (threads ? 2 : 8); round++) {
+		struct ptm_generics g;
+		do
+			gen_generics(&g);
+		while (g.pcie_endpoints < 2);
+		char msg[256];
+		ptm_model *a = NULL, *b = NULL;
+		assert_int_equal(ptm_model_new(&g, &a, msg, sizeof(msg)), 0);
+		assert_int_equal(ptm_model_new(&g, &b, msg, sizeof(msg)), 0);
+		struct stim s;
+		memset(&s, 0, sizeof(s));
+		s.g = &g;
+		s.db = 2 * g.dma_ports;
+		ptm_mi_idle_edges(a, 1, 8);
+		ptm_mi_idle_edges(b, 1, 8);
+		enum { K = 16 };
+		static struct ptm_pcie_in seq[2][K];
+		static uint64_t len[2][K], dlen[K];
+		static struct ptm_bus_in dbus[K][PTM_MAX_ENDPOINTS * PTM_MAX_PROBE_BUSES];
+		for (int slice = 0; slice < 40; slice++) {
+			for (unsigned e = 0; e < 2; e++)
+				for (int k = 0; k < K; k++) {
+					change_pcie(&s, e);
+					s.pin[e].rst = slice < 2;
+					seq[e][k] = s.pin[e];
+					len[e][k] = rand_len(g.drain_period);
+				}
+			for (int k = 0; k < K; k++) {
+				change_dma(&s);
+				memcpy(dbus[k], s.dbus, sizeof(dbus[k]));
+				dlen[k] = rand_len(g.drain_period);
+			}
+			if (threads) {
+				struct ep_job jobs[2];
+				pthread_t th[2];
+				for (unsigned e = 0; e < 2; e++) {
+					jobs[e] = (struct ep_job){ a, e, seq[e], len[e], K };
+					assert_int_equal(pthread_create(&th[e], NULL, run_ep, &jobs[e]), 0);
+				}
+				for (int k = 0; k < K; k++)
+					ptm_dma_edges(a, slice < 2, dbus[k], dlen[k]);
+				for (unsigned e = 0; e < 2; e++)
+					assert_int_equal(pthread_join(th[e], NULL), 0);
+			} else {
+				for (int k = 0; k < K; k++) {
+					for (unsigned e = 0; e < 2; e++)
+						ptm_pcie_edges(a, e, &seq[e][k], len[e][k]);
+					ptm_dma_edges(a, slice < 2, dbus[k], dlen[k]);
+				}
+			}
+			for (unsigned e = 0; e < 2; e++)
+				for (int k = 0; k < K; k++)
+					ptm_pcie_edges(b, e, &seq[e][k], len[e][k]);
+			for (int k = 0; k < K; k++)
+				ptm_dma_edges(b, slice < 2, dbus[k], dlen[k]);
+			uint64_t mi = 50 + rndn(800);
+			ptm_mi_idle_edges(a, 0, mi);
+			ptm_mi_idle_edges(b, 0, mi);
+			same_model(a, b, threads ? "endpoints on two threads" : "endpoints in either order",
+				   slice, "slice");
+		}
+		ptm_model_free(a);
+		ptm_model_free(b);
+	}
+}
+
+static void test_endpoints_disjoint(void **state)
+{
+	(void)state;
+	endpoints_apart(77, 0);
+}
+
 static void test_endpoints_threads(void **state)
 {
 	(void)state;
-	rng_state = 99;
-	struct ptm_generics g;
-	do
-		rand_generics(&g);
-	while (g.pcie_endpoints < 2);
-	char msg[256];
-	ptm_model *a = NULL, *b = NULL;
-	assert_int_equal(ptm_model_new(&g, &a, msg, sizeof(msg)), 0);
-	assert_int_equal(ptm_model_new(&g, &b, msg, sizeof(msg)), 0);
-	struct stim s;
-	memset(&s, 0, sizeof(s));
-	s.g = &g;
-	s.db = 2 * g.dma_ports;
-	ptm_mi_idle_edges(a, 1, 8);
-	ptm_mi_idle_edges(b, 1, 8);
-	enum { K = 24 };
-	static struct ptm_pcie_in seq[2][K];
-	static uint64_t len[2][K], dlen[K];
-	static struct ptm_bus_in dbus[K][PTM_MAX_ENDPOINTS * PTM_MAX_PROBE_BUSES];
-	for (int slice = 0; slice < 40; slice++) {
-		for (unsigned e = 0; e < 2; e++)
-			for (int k = 0; k < K; k++) {
-				change_pcie(&s, e);
-				s.pin[e].rst = slice < 2;
-				seq[e][k] = s.pin[e];
-				len[e][k] = rand_len(g.drain_period);
-			}
-		for (int k = 0; k < K; k++) {
-			change_dma(&s);
-			memcpy(dbus[k], s.dbus, sizeof(dbus[k]));
-			dlen[k] = rand_len(g.drain_period);
-		}
-		struct ep_job jobs[2];
-		pthread_t th[2];
-		for (unsigned e = 0; e < 2; e++) {
-			jobs[e] = (struct ep_job){ a, e, seq[e], len[e], K };
-			assert_int_equal(pthread_create(&th[e], NULL, run_ep, &jobs[e]), 0);
-		}
-		for (int k = 0; k < K; k++)
-			ptm_dma_edges(a, slice < 2, dbus[k], dlen[k]);
-		for (unsigned e = 0; e < 2; e++)
-			assert_int_equal(pthread_join(th[e], NULL), 0);
-		for (unsigned e = 0; e < 2; e++)
-			for (int k = 0; k < K; k++)
-				ptm_pcie_edges(b, e, &seq[e][k], len[e][k]);
-		for (int k = 0; k < K; k++)
-			ptm_dma_edges(b, slice < 2, dbus[k], dlen[k]);
-		uint64_t mi = 50 + rndn(800);
-		ptm_mi_idle_edges(a, 0, mi);
-		ptm_mi_idle_edges(b, 0, mi);
-		same_model(a, b, "endpoints on two threads", slice, "slice");
-	}
-	ptm_model_free(a);
-	ptm_model_free(b);
+	endpoints_apart(99, 1);
 }
 
 int main(void)

@@ -654,6 +654,47 @@ static void test_shortcuts_exact(void **state)
 	}
 }
 
+/* n CLK edges: a batch on a, single edges on b; the DRAIN_TICKs agree.
+ * brake1 != brake: BRAKE brake1 at the first edge (ptm_probe_clk_batch2). */
+static uint64_t clk_both(ptm_probe *a, ptm_probe *b, int rst, const struct ptm_bus_in *in,
+			 uint32_t brake1, uint32_t brake, uint64_t n)
+{
+	uint64_t ta = brake1 != brake ? ptm_probe_clk_batch2(a, in, brake1, brake, n)
+				      : ptm_probe_clk_batch(a, rst, in, brake, n);
+	uint64_t tb = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		struct ptm_probe_clk_out co;
+		ptm_probe_clk(b, rst, in, i ? brake : brake1, &co);
+		tb += co.drain_tick;
+	}
+	assert_int_equal(ta, tb);
+	return ta;
+}
+
+/* n MI edges on both, their outputs compared. */
+static void mi_both(ptm_probe *a, ptm_probe *b, int mi_rst, int fl, int rd, unsigned n)
+{
+	for (unsigned k = 0; k < n; k++) {
+		struct ptm_probe_mi_out ma, mb;
+		memset(&ma, 0, sizeof(ma));
+		memset(&mb, 0, sizeof(mb));
+		ptm_probe_mi_clk(a, mi_rst, fl, rd, &ma);
+		ptm_probe_mi_clk(b, mi_rst, fl, rd, &mb);
+		assert_memory_equal(&ma, &mb, sizeof(ma));
+	}
+}
+
+/* Two default PCIe probes (2 buses of 2 regions, 14 BRAKEs). */
+static void pcie_pair(unsigned drain_period, ptm_probe **a, ptm_probe **b)
+{
+	struct ptm_probe_generics g = { .buses = 2, .regions = 2, .region_items = { 8, 8 },
+					.eof_pos_width = 3, .brakes = 14,
+					.drain_period = drain_period };
+	char msg[256];
+	assert_int_equal(ptm_probe_new(&g, a, msg, sizeof(msg)), 0);
+	assert_int_equal(ptm_probe_new(&g, b, msg, sizeof(msg)), 0);
+}
+
 /* Every CLK-side register of a against b (the plain model, single edges),
  * in the representation-independent form of ptm_probe_debug_regs. */
 static void assert_same_regs(const ptm_probe *a, const ptm_probe *b, const char *what, int step)
@@ -745,16 +786,7 @@ static void test_batch_lockstep_regs(void **state)
 					   : rndn(3 * g->drain_period);
 				/* sometimes a BRAKE change after the first edge */
 				const uint32_t brake1 = !rst && rndn(4) == 0 ? (uint32_t)rnd() : brake;
-				uint64_t ta = brake1 != brake
-						      ? ptm_probe_clk_batch2(a, in, brake1, brake, n)
-						      : ptm_probe_clk_batch(a, rst, in, brake, n);
-				uint64_t tb = 0;
-				for (uint64_t i = 0; i < n; i++) {
-					struct ptm_probe_clk_out co;
-					ptm_probe_clk(b, rst, in, i ? brake : brake1, &co);
-					tb += co.drain_tick;
-				}
-				assert_int_equal(ta, tb);
+				clk_both(a, b, rst, in, brake1, brake, n);
 			} else if (op < 68) {
 				change_inputs(g, in, &brake, pct);
 				ptm_probe_clk(a, rst, in, brake, NULL);
@@ -763,15 +795,8 @@ static void test_batch_lockstep_regs(void **state)
 				if (rndn(100) == 0)
 					fl = !fl;
 				mr = rndn(150) == 0;
-				for (unsigned k = 1 + rndn(4); k; k--) {
-					struct ptm_probe_mi_out ma, mb;
-					memset(&ma, 0, sizeof(ma));
-					memset(&mb, 0, sizeof(mb));
-					int rd = rndn(5) != 0;
-					ptm_probe_mi_clk(a, mr, fl, rd, &ma);
-					ptm_probe_mi_clk(b, mr, fl, rd, &mb);
-					assert_memory_equal(&ma, &mb, sizeof(ma));
-				}
+				for (unsigned k = 1 + rndn(4); k; k--)
+					mi_both(a, b, mr, fl, rndn(5) != 0, 1);
 			}
 			assert_same_regs(a, b, what, step);
 		}
@@ -786,38 +811,23 @@ static void test_batch_lockstep_regs(void **state)
 static void test_batch_after_mi_reset(void **state)
 {
 	(void)state;
-	struct ptm_probe_generics g = { .buses = 2, .regions = 2, .region_items = { 8, 8 },
-					.eof_pos_width = 3, .brakes = 14, .drain_period = 64 };
-	char msg[256];
 	ptm_probe *a = NULL, *b = NULL;
-	assert_int_equal(ptm_probe_new(&g, &a, msg, sizeof(msg)), 0);
-	assert_int_equal(ptm_probe_new(&g, &b, msg, sizeof(msg)), 0);
+	pcie_pair(64, &a, &b);
 	struct ptm_bus_in in[2];
 	memset(in, 0, sizeof(in));
 	for (int i = 0; i < 8; i++) {
-		ptm_probe_clk(a, 1, in, 0, NULL);
-		ptm_probe_clk(b, 1, in, 0, NULL);
-		ptm_probe_mi_clk(a, 0, 0, 0, NULL);
-		ptm_probe_mi_clk(b, 0, 0, 0, NULL);
+		clk_both(a, b, 1, in, 0, 0, 1);
+		mi_both(a, b, 0, 0, 0, 1);
 	}
-	/* no MI edges: the FIFO overflows, FIFO_OVF is set */
-	ptm_probe_clk_batch(a, 0, in, 0, 1000);
-	for (int i = 0; i < 1000; i++)
-		ptm_probe_clk(b, 0, in, 0, NULL);
-	for (int i = 0; i < 4; i++) {
-		ptm_probe_mi_clk(a, 1, 0, 1, NULL);
-		ptm_probe_mi_clk(b, 1, 0, 1, NULL);
-	}
+	clk_both(a, b, 0, in, 0, 0, 1000); /* no MI edges: the FIFO overflows */
+	mi_both(a, b, 1, 0, 1, 4);
 	in[0].mvb_src_rdy = 1; /* new inputs while MI_RESET is held */
-	ptm_probe_clk_batch(a, 0, in, 0, 5);
-	for (int i = 0; i < 5; i++)
-		ptm_probe_clk(b, 0, in, 0, NULL);
+	clk_both(a, b, 0, in, 0, 0, 5);
 	for (int i = 0; i < 4; i++) {
-		struct ptm_probe_mi_out ma, mb;
-		ptm_probe_mi_clk(a, 0, 0, 1, &ma);
-		ptm_probe_mi_clk(b, 0, 0, 1, &mb);
-		assert_int_equal(mb.fifo_ovf, 0);
-		assert_int_equal(ma.fifo_ovf, mb.fifo_ovf);
+		struct ptm_probe_mi_out ma;
+		mi_both(a, b, 0, 0, 1, 1);
+		ptm_probe_tx(a, &ma);
+		assert_int_equal(ma.fifo_ovf, 0);
 	}
 	assert_same_regs(a, b, "after MI_RESET", 0);
 	ptm_probe_free(a);
@@ -828,37 +838,21 @@ static void test_batch_after_mi_reset(void **state)
 static void test_batch_steady_traffic(void **state)
 {
 	(void)state;
-	struct ptm_probe_generics g = { .buses = 2, .regions = 2, .region_items = { 8, 8 },
-					.eof_pos_width = 3, .brakes = 14, .drain_period = 4096 };
-	char msg[256];
 	ptm_probe *a = NULL, *b = NULL;
-	assert_int_equal(ptm_probe_new(&g, &a, msg, sizeof(msg)), 0);
-	assert_int_equal(ptm_probe_new(&g, &b, msg, sizeof(msg)), 0);
+	pcie_pair(4096, &a, &b);
 	struct ptm_bus_in in[2];
 	memset(in, 0, sizeof(in));
 	in[0].src_rdy = in[0].dst_rdy = 1; /* an endless frame: all regions busy */
 	in[0].sof = 1;
 	in[1].src_rdy = 1;                  /* bus 1 stalled */
-	ptm_probe_clk_batch(a, 1, in, 0x41, 4);
-	for (int i = 0; i < 4; i++)
-		ptm_probe_clk(b, 1, in, 0x41, NULL);
+	clk_both(a, b, 1, in, 0x41, 0x41, 4);
 	in[0].sof = 0;
-	const uint64_t n = 40 * 4096 + 17;
-	uint64_t ticks = ptm_probe_clk_batch(a, 0, in, 0x41, n);
-	for (uint64_t i = 0; i < n; i++)
-		ptm_probe_clk(b, 0, in, 0x41, NULL);
-	assert_int_equal(ticks, 40);
+	assert_int_equal(clk_both(a, b, 0, in, 0x41, 0x41, 40 * 4096 + 17), 40);
 	assert_same_stats(a, b);
 	/* drain both and compare every delta */
 	for (unsigned i = 0; i < 2000; i++) {
-		struct ptm_probe_mi_out ma, mb;
-		memset(&ma, 0, sizeof(ma));
-		memset(&mb, 0, sizeof(mb));
-		ptm_probe_clk(a, 0, in, 0x41, NULL);
-		ptm_probe_clk(b, 0, in, 0x41, NULL);
-		ptm_probe_mi_clk(a, 0, 0, 1, &ma);
-		ptm_probe_mi_clk(b, 0, 0, 1, &mb);
-		assert_memory_equal(&ma, &mb, sizeof(ma));
+		clk_both(a, b, 0, in, 0x41, 0x41, 1);
+		mi_both(a, b, 0, 0, 1, 1);
 	}
 	assert_same_stats(a, b);
 	ptm_probe_free(a);
