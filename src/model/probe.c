@@ -750,22 +750,7 @@ static void clk_slow(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32
 		p->frame_open = (p->frame_open & ~p->sr->move) | (p->sr->fo_next & p->sr->move);
 		p->reset_held = 0;
 	}
-	/* Inside one batch the inputs stay the same: the step depends on them
-	 * only through pr and frame_open_reg (the walk of bus b starts at
-	 * frame_open bit b). */
-	if (p->memo_on && p->memo_ok && p->memo_pr == pr && p->memo_fo == p->frame_open) {
-		const size_t len = offsetof(struct step, bus) + p->g.buses * sizeof(struct step_bus);
-		memcpy(p->s, &p->memo, len);
-	} else {
-		ptm_probe_compute_step(p, pr, bus, brake, p->s);
-		if (p->memo_on) {
-			const size_t len = offsetof(struct step, bus) + p->g.buses * sizeof(struct step_bus);
-			memcpy(&p->memo, p->s, len);
-			p->memo_ok = 1;
-			p->memo_pr = (uint8_t)pr;
-			p->memo_fo = p->frame_open;
-		}
-	}
+	ptm_probe_compute_step(p, pr, bus, brake, p->s);
 	p->rsync = p->mi_rst ? 7 : (uint8_t)((p->rsync << 1) & 7);
 	update_hot(p);
 	update_mi_hot(p);

@@ -243,7 +243,7 @@ static int lz_enter(ptm_probe *p)
 	for (unsigned gi = 0; gi <= nb; gi++) {
 		struct lz_group *g = &p->lz[gi];
 		lz_set_hist(g, p->sr, p->s, gi < nb, gi);
-		g->fo[0] = g->fo[1] = g->fo[2] = (uint8_t)((p->frame_open >> gi) & 1u);
+		g->fo[0] = g->fo[1] = g->fo[2] = gi < nb ? (uint8_t)((p->frame_open >> gi) & 1u) : 0;
 		g->since = p->tau;
 		g->valid = 0;
 	}
@@ -291,7 +291,6 @@ void ptm_probe_lazy_exit(ptm_probe *p)
 	const uint64_t k = tau - p->lz_entry;
 	p->desc_ok = (uint8_t)(k >= 2 ? 3 : k == 1 ? 1 | (p->lz_ok & 1) << 1 : p->lz_ok);
 	p->lazy = 0;
-	p->memo_ok = 0;
 }
 
 /* capture_en at tau: one element (slot) of every group. */
@@ -502,8 +501,6 @@ uint64_t ptm_probe_clk_batch(ptm_probe *p, int rst, const struct ptm_bus_in *bus
 		return p->st.ticks - t0;
 	if (p->lazy)
 		ptm_probe_lazy_exit(p);
-	p->memo_on = 1;
-	p->memo_ok = 0;
 	/* The first edge loads these inputs (the MVB part of the pending
 	 * step counts even in reset) and a change of RESET. */
 	ptm_probe_clk(p, rst, bus, brake, NULL);
@@ -518,7 +515,6 @@ uint64_t ptm_probe_clk_batch(ptm_probe *p, int rst, const struct ptm_bus_in *bus
 		ptm_probe_clk(p, rst, bus, brake, NULL);
 		n--;
 	}
-	p->memo_on = 0;
 	return p->st.ticks - t0;
 }
 

@@ -130,11 +130,6 @@ struct ptm_probe {
 	uint8_t ovf, overrun;      /* fifo_ovf_reg, overrun_reg */
 	uint8_t fq1, fq2, freg;    /* flag-clear synchroniser and edge register */
 	struct ptm_fifo_entry wr_data;
-	/* The step of the inputs of the running batch (ptm_probe_clk_batch:
-	 * the same inputs at every edge), for the given pr and frame_open. */
-	uint8_t memo_on, memo_ok, memo_pr;
-	uint32_t memo_fo;
-	struct step memo;
 	struct step *s;            /* pending step (from the input registers) */
 	struct step *sr;           /* step registers */
 	struct step stepbuf[2];    /* s and sr point here, swapped at each edge */
