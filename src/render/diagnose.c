@@ -45,7 +45,8 @@ static void wrapped(FILE *out, const char *label, const char *text)
 		word = strcspn(text, " ");
 		if (!word)
 			break;
-		if (col > indent && col + 1 + (int)word > WRAP) {
+		/* a unit stays with its number ("42.19 %") */
+		if (col > indent && col + 1 + (int)word > WRAP && *text != '%') {
 			fprintf(out, "\n%*s", indent, "");
 			col = indent;
 		} else {

@@ -8,6 +8,8 @@
  *   report.c    the report loop: measure, render, print whole
  *   signals.c   SIGINT/SIGTERM end a run cleanly; SIGPIPE is an error
  *   messages.c  errors: the exit status and one line for the user
+ *   truth.c     the simulated card's ground truth for --diagnose -j
+ *   compare.c   --compare A B: two devices measured side by side
  *
  * A new option is one row of cli_options[] (options.c) with its handler;
  * the fields it sets go into struct cli_args.
@@ -26,6 +28,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "pcie_telemetry/diagnose.h"
 #include "pcie_telemetry/telemetry.h"
 
 #define CLI_PROG "nfb-pcie-telemetry"
@@ -71,6 +74,8 @@ struct cli_args {
 	double interval;    /* -t, >= 0; 0 is totals */
 	bool watch, clear, json;
 	const char *record; /* --record FILE */
+	bool diagnose;      /* --diagnose */
+	const char *compare[2]; /* --compare A B */
 	enum cli_action action;
 };
 
@@ -155,12 +160,30 @@ void cli_record_drop(struct cli_recorder *rec);
  * images); otherwise remove it.  Returns 0 or -1 with e set. */
 int cli_record_close(struct cli_recorder *rec, bool keep, struct cli_error *e);
 
+/* ------------------------------------------------------------- truth.c */
+
+/*
+ * The ground truth of a simulated card over the reading just taken
+ * (interval: between its two snapshots; totals: since the last clear),
+ * as data for the renderers.  0, or -ENOTSUP when bus is not the
+ * simulated card (then there is no truth to print).
+ */
+int cli_sim_truth(struct pt_bus *bus, const struct pt_layout *l, bool interval,
+		  struct pt_truth *out);
+
+/* ---------------------------------------------------------- compare.c */
+
+/* --compare: measure both devices, print them side by side; the exit
+ * status (e set when it is not 0). */
+int cli_compare_run(const struct cli_args *a, FILE *out, struct cli_error *e);
+
 /* ------------------------------------------------------------ report.c */
 
 struct cli_session {
 	const struct cli_args *a;
 	struct pt_dev dev;
 	struct pt_reading first, second, diff;
+	struct pt_truth truth; /* a simulated card's, for --diagnose -j */
 	struct cli_recorder rec;
 	FILE *out;
 };

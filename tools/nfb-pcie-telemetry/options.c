@@ -103,6 +103,18 @@ static int take_action(const struct cli_option *o, struct cli_args *a, const cha
 	return CLI_STOP;
 }
 
+/* --compare A B: the first device now; the second is the one argument
+ * that is no option (cli_parse). */
+static int take_compare(const struct cli_option *o, struct cli_args *a, const char *v,
+			struct cli_error *e)
+{
+	(void)o;
+	if (!*v)
+		return cli_fail(e, CLI_EXIT_USAGE, "--compare: empty device name");
+	a->compare[0] = v;
+	return CLI_NEXT;
+}
+
 static const char *default_device(void)
 {
 	const char *d = getenv("LIBNFB_DEFAULT_DEV");
@@ -131,6 +143,15 @@ const struct cli_option cli_options[] = {
 	  "also write every reading taken as a register image\n"
 	  "file, which -d image:FILE replays",
 	  STRING(record, "file name") },
+	{ "diagnose", 0, NULL, "[--diagnose]",
+	  "also name the bottleneck of each endpoint and\n"
+	  "direction, with the tag holding time and the corrected\n"
+	  "throughput (docs/diagnosis.md)",
+	  FLAG(diagnose) },
+	{ "compare", 0, "A B", "[--compare A B]",
+	  "measure two devices (recordings, simulated cards) and\n"
+	  "print them side by side with both diagnoses",
+	  .take = take_compare },
 	{ "help", 'h', NULL, NULL, "show this help and exit", .take = take_action,
 	  .action = CLI_HELP },
 	{ "version", 'V', NULL, NULL, "show the version and exit", .take = take_action,
@@ -211,9 +232,39 @@ static int bad_option(const char *arg, int opt, struct cli_error *e)
 /* What no single option can check. */
 static int check_combination(const struct cli_args *a, struct cli_error *e)
 {
+	const char *mode = a->compare[0] ? "--compare" : NULL;
+
 	if (a->record && a->clear)
 		return cli_fail(e, CLI_EXIT_USAGE,
 				"--record: -c takes no reading, there is nothing to record");
+	if (mode && (a->clear || a->watch || a->record))
+		return cli_fail(e, CLI_EXIT_USAGE, "%s: not with %s", mode,
+				a->clear ? "-c" : a->watch ? "-w" : "--record");
+	if (a->compare[0] && a->device)
+		return cli_fail(e, CLI_EXIT_USAGE,
+				"--compare names both devices (--compare A B), not -d '%s'",
+				a->device);
+	if (a->compare[0] && a->index)
+		return cli_fail(e, CLI_EXIT_USAGE, "--compare: -i is not used");
+	return 0;
+}
+
+/* The arguments that are no option: only --compare's second device. */
+static int positional(int argc, char **argv, struct cli_args *a, struct cli_error *e)
+{
+	if (a->compare[0] && optind == argc - 1) {
+		if (!*argv[optind])
+			return cli_fail(e, CLI_EXIT_USAGE, "--compare: empty device name");
+		a->compare[1] = argv[optind];
+		return 0;
+	}
+	if (optind < argc) {
+		int stray = a->compare[0] && optind + 1 < argc ? optind + 1 : optind;
+
+		return cli_fail(e, CLI_EXIT_USAGE, "stray argument '%s' (see --help)", argv[stray]);
+	}
+	if (a->compare[0])
+		return cli_fail(e, CLI_EXIT_USAGE, "--compare needs two devices: --compare A B");
 	return 0;
 }
 
@@ -245,8 +296,8 @@ int cli_parse(int argc, char **argv, struct cli_args *a, struct cli_error *e)
 		if (rc == CLI_STOP)
 			return 0;
 	}
-	if (optind < argc)
-		return cli_fail(e, CLI_EXIT_USAGE, "stray argument '%s' (see --help)", argv[optind]);
+	if (positional(argc, argv, a, e) < 0)
+		return -1;
 	return check_combination(a, e);
 }
 

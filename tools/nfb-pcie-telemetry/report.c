@@ -110,6 +110,10 @@ static enum step one_report(struct cli_session *s, FILE *out, struct cli_error *
 		rep.reading = &s->second;
 		rep.interval = false;
 	}
+	rep.diagnose = a->diagnose;
+	if (a->diagnose && a->json &&
+	    cli_sim_truth(s->dev.bus, &s->dev.layout, rep.interval, &s->truth) == 0)
+		rep.truth = &s->truth;
 	rc = a->json ? pt_render_json(out, &rep) : pt_render_text(out, &rep);
 	if (rc < 0) {
 		cli_fail(e, CLI_EXIT_RUNTIME, "cannot render the report: %s", strerror(-rc));
