@@ -31,10 +31,11 @@ static int one(const char *preset, const char *name, double sim)
 	pte_card_run(c, sim);
 	double w = clk(CLOCK_MONOTONIC) - t0, cpu = clk(CLOCK_PROCESS_CPUTIME_ID) - c0;
 	uint64_t b1 = pte_card_batches(c);
-	uint32_t status = pte_card_mi_read(c, 0x24);
+	uint32_t status = 0;
+	int rc = pte_card_mi_read(c, 0x24, &status);
 	pte_card_free(c);
-	if (status & 2u) {
-		fprintf(stderr, "bench_env: %s lost deltas\n", preset);
+	if (rc || (status & 2u)) {
+		fprintf(stderr, "bench_env: %s lost deltas or failed\n", preset);
 		return 1;
 	}
 	printf("env_%s_sim_seconds_per_sec %.3f s/s\n", name, sim / w);

@@ -26,19 +26,23 @@ struct pte_card;
 int pte_card_open(const char *spec, struct pte_card **out, char *msg, size_t msglen);
 void pte_card_free(struct pte_card *c);
 
-/* Run every clock domain for that much simulated time.  Returns 0, or
- * -EINVAL for a negative or non-finite interval. */
+/* Run every clock domain for that much simulated time.  Returns 0,
+ * -EINVAL for a negative or non-finite interval, or -ENOMEM when the card
+ * ran out of memory; a card that failed returns the same error from every
+ * later call that runs it (run, MI accesses). */
 int pte_card_run(struct pte_card *c, double seconds);
 /* Simulated time since power-up, in seconds. */
 double pte_card_now(const struct pte_card *c);
 
 /* MI access while the whole card keeps running (each access costs its MI
- * clock cycles of simulated time). */
-uint32_t pte_card_mi_read(struct pte_card *c, uint32_t addr);
-void pte_card_mi_write(struct pte_card *c, uint32_t addr, uint32_t data);
+ * clock cycles of simulated time and the host's access time).  Each
+ * returns 0, or the card's error (see pte_card_run); the value read is
+ * written only on success. */
+int pte_card_mi_read(struct pte_card *c, uint32_t addr, uint32_t *val);
+int pte_card_mi_write(struct pte_card *c, uint32_t addr, uint32_t data);
 /* n consecutive words from addr as one burst of back-to-back MI reads
  * (the MI bus is pipelined: n + 2 MI cycles). */
-void pte_card_mi_read_block(struct pte_card *c, uint32_t addr, uint32_t *buf, size_t n);
+int pte_card_mi_read_block(struct pte_card *c, uint32_t addr, uint32_t *buf, size_t n);
 
 ptm_model *pte_card_model(struct pte_card *c);
 

@@ -74,8 +74,10 @@ static void add_run(struct pte_mfb *a, const struct pte_pat *p, uint8_t kind, ui
 		a->run[a->nrun - 1].len += (uint32_t)n;
 		return;
 	}
-	if (a->nrun >= a->cap)
-		abort(); /* cannot happen: every run holds at least one cycle */
+	if (a->nrun >= a->cap) {
+		a->err = -EOVERFLOW; /* cannot happen: every run holds at least one cycle */
+		return;
+	}
 	struct pte_run *r = &a->run[a->nrun++];
 	r->len = (uint32_t)n;
 	r->kind = kind;
@@ -331,8 +333,11 @@ static void put(struct pte_mfb *a, const struct pte_pat *p, int in, int out, uin
 			if (a->ncarry == a->carry_cap) {
 				unsigned nc = a->carry_cap ? 2 * a->carry_cap : 16;
 				struct pte_patent *n2 = realloc(a->carry, nc * sizeof(*n2));
-				if (!n2)
-					abort(); /* out of memory in the middle of a slice */
+				if (!n2) {
+					a->err = -ENOMEM;
+					a->placed += n;
+					return;
+				}
 				a->carry = n2;
 				a->carry_cap = nc;
 			}

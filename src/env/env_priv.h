@@ -4,7 +4,8 @@
  * scenario.c  scenario files, presets, validation
  * agg.c       per-bus word builders: realistic MFB/MVB framing of one time
  *             slice, folded into a few runs of identical cycles
- * card.c      DMA ports, PTC, link, host; the slice engine and the model
+ * The card itself (DMA ports, PTC, link, host, the slice engine) is in the
+ * rooms listed in card_priv.h.
  */
 #ifndef PT_ENV_PRIV_H
 #define PT_ENV_PRIV_H
@@ -160,9 +161,13 @@ struct pte_mfb {
 	unsigned nrun, npat, cap;
 	/* ground truth, whole run */
 	uint64_t t_words, t_stall, t_frames, t_items;
+	int err;              /* first failure (-ENOMEM), kept; 0 = none */
 };
 
-/* max_slice: the longest slice it will be given.  -ENOMEM or 0. */
+/* max_slice: the longest slice it will be given.  -ENOMEM or 0.  The
+ * other calls cannot fail on the spot: a failure (out of memory for words
+ * carried past the slice) is kept in a->err, for the caller to check at
+ * the end of the slice. */
 int pte_mfb_init(struct pte_mfb *a, unsigned regions, unsigned items, uint64_t max_slice);
 void pte_mfb_fini(struct pte_mfb *a);
 void pte_mfb_begin(struct pte_mfb *a, uint64_t S);

@@ -1,0 +1,251 @@
+/*
+ * pcie-telemetry: what the rooms of the simulated card share (src/env).
+ *
+ * rng.c    random numbers                queue.c  queues and the heap
+ * dma.c    DMA ports (UP, DOWN)          ptc.c    PTC resources, DOWN push
+ * rq.c     PTC requests -> RQ TLPs       host.c   host latency, RC stream
+ * link.c   the PCIe link                 emit.c   runs -> model batches
+ * card.c   the slice engine and the public API (env.h)
+ *
+ * Every function that can fail returns 0 or a negative errno (-ENOMEM);
+ * the slice engine passes it up to pte_card_run and keeps it: a card that
+ * failed once answers every later call with the same error.
+ */
+#ifndef PT_ENV_CARD_PRIV_H
+#define PT_ENV_CARD_PRIV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "env/env_priv.h"
+#include "env/queue.h"
+#include "env/rng.h"
+
+#define READS_PER_GROUP 32
+#define PORT_QUEUE 256
+
+/* Why the PTC does not send the next group of reads: the BRAKE bit it
+ * drives while it waits (PCIE_PTC_BRAKE 0..3). */
+enum pte_brake {
+	PTE_BRAKE_NONE = -1,
+	PTE_BRAKE_NO_TAG = 0,        /* no free tag */
+	PTE_BRAKE_TAG_NOT_READY = 1, /* tags free, not at the tag FIFO's read port yet */
+	PTE_BRAKE_NO_SPACE = 2,      /* no room in the storage FIFO for the completions */
+	PTE_BRAKE_NO_CPLH = 3,       /* no completion header credit */
+	PTE_BRAKE_DOWN_MFB = 4,      /* DOWN data FIFO of the next port full */
+	PTE_BRAKE_DOWN_MVB = 5,      /* DOWN header FIFO full */
+};
+
+/* A level input of the PCIe probe (free tags, free storage FIFO words)
+ * over one slice. */
+struct lvl {
+	uint32_t cur, cap, min;
+	uint32_t full;             /* value when nothing is used */
+	double used_area;          /* sum over cycles of (full - value) */
+	uint64_t since;
+	uint64_t band[4];
+	uint32_t bval[4];
+	struct pte_vrun run[6];
+	unsigned nrun;
+};
+
+/* Bus geometry of an endpoint, from the generics. */
+struct ep_geom {
+	unsigned R_rq, N_rq, R_rc, N_rc; /* regions, items per region */
+	unsigned R_up, N_up, R_dn, N_dn;
+	unsigned rc_word, dn_word, IB;   /* bytes of an RC and a DOWN word, of an item */
+};
+
+/* Both directions of the PCIe link. */
+struct link {
+	double up_Bpc, dn_Bpc;     /* TLP bytes per PCIe cycle */
+	double up_t, dn_t;         /* when each direction has sent all it was given */
+	int up_hold;               /* Hard IP buffer full: waits until it drained to half */
+};
+
+/* The host's answers. */
+struct host {
+	double lat_mean, lat_jit;  /* PCIe cycles */
+	double ns_per_cycle;
+	int64_t lat_min;
+	unsigned cpl_bytes;        /* completion size */
+	struct rng rng;
+};
+
+/* group_need(): the last head request asked about and the answer. */
+struct group_cache {
+	int valid, uni;
+	uint64_t addr, count, w, h;
+	uint32_t off, size, stride;
+	unsigned t;
+};
+
+/* uniform_read(): the TLPs and completions of a request size. */
+struct split_cache {
+	int valid;
+	uint32_t size, stride, w, h;
+	unsigned ntlp, ncr;
+	struct cpl_run cr[MAX_RUNS_PER_ENT];
+};
+
+/* push_progress(): the last completion size and what it takes. */
+struct size_cache {
+	uint32_t bytes;
+	uint64_t w, reg, rcw;      /* DOWN words, DOWN regions, RC words */
+};
+
+/* The PTC: its input buffer and the resources reads hold. */
+struct ptc {
+	struct reqq in;            /* input buffer */
+	uint64_t consumed_reqs, consumed_bytes; /* by the RQ in the last slice */
+	unsigned tags_pool, tags_used;
+	uint64_t notready;         /* tags free but not at the read port yet */
+	struct evq rel, rdy;       /* tags and credits coming back; tags getting ready */
+	uint64_t stored, reserved; /* storage FIFO words */
+	unsigned cplh_used;
+	struct ents ents;          /* read groups in flight */
+	int rc_cur;                /* group in progress on RC, -1 none */
+	struct fq st;              /* storage FIFO contents */
+	struct group_cache gc;
+	struct split_cache ur;
+};
+
+/* The storage FIFO emptying towards the DMA ports within a slice. */
+struct push {
+	uint64_t budget, done, d_next; /* bytes towards the DMA, this slice; next DMA slice */
+	int held;                  /* BRAKE bits 4/5 holding the DOWN stream, 0 none */
+	uint64_t both;             /* cycles of this slice with both of them */
+	uint64_t held_from;
+	uint64_t slice_len;
+	uint64_t slice_no;         /* slices begun, from 1 */
+	struct size_cache sz;
+};
+
+/* BRAKE signals of a slice: cycles per bit, then runs. */
+struct brakes {
+	uint64_t cyc[6];
+	struct pte_vrun a[6], b[4]; /* bits 0-3, bits 4-5 */
+	unsigned na, nb;
+};
+
+struct port {
+	struct rng rng;
+	double credit_r, credit_w;
+	uint64_t addr_r, addr_w;
+	struct reqq pend;          /* generated, not yet on UP */
+	struct pte_mfb up, down;
+	struct pte_mvb upv, downv;
+	struct fq afifo;           /* completions towards the port */
+	uint64_t af_words, af_hdrs, af_regions; /* in the FIFOs towards the port */
+	/* what the DMA side takes in a slice: data regions, headers, data
+	 * words (push_progress; for slice cap_slice, 0 = none yet) */
+	uint64_t cap_reg, cap_hdr, cap_words, cap_slice;
+	double ready_carry, hdr_carry;
+};
+
+struct ep {
+	unsigned idx;
+	const struct pte_ep_cfg *cfg;
+	struct pte_ep_info info;
+	struct ep_geom geo;
+	struct link link;
+	struct host host;
+	struct ptc ptc;
+	struct push push;
+	struct pte_mfb rq, rc;
+	struct lvl tagl, stl;
+	struct brakes brk;
+	struct ptm_pcie_in in;
+	struct port port[PTM_MAX_DMA_PORTS];
+	struct pte_truth truth;
+};
+
+struct pte_card {
+	struct pte_scenario sc;
+	ptm_model *m;
+	unsigned neps, nports;
+	uint64_t pcie_khz, dma_khz, mi_khz;
+	uint64_t slice;
+	uint64_t pcie_done, dma_done, mi_done;
+	uint64_t batches;
+	unsigned rot;
+	int err;                   /* first failure, kept */
+	struct ep ep[PTM_MAX_ENDPOINTS];
+	struct ptm_bus_in dbus[2 * PTM_MAX_ENDPOINTS * PTM_MAX_DMA_PORTS];
+};
+
+/* ---- small helpers -------------------------------------------------------- */
+
+static inline uint32_t pte_cdiv32(uint64_t a, uint64_t b)
+{
+	return (uint32_t)((a + b - 1) / b);
+}
+
+static inline uint64_t pte_min64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* MFB items of a frame of that many bytes. */
+static inline uint32_t pte_items(const struct ep *e, uint32_t bytes)
+{
+	return pte_cdiv32(bytes, e->geo.IB);
+}
+
+/* ---- DMA ports (dma.c) ----------------------------------------------------- */
+
+/* New requests of a port for one slice of `sec` seconds; then the port's
+ * UP and DOWN buses for d DMA cycles.  room_*: what the PTC's input buffer
+ * takes in this slice, used up by up_slice. */
+void pte_dma_generate(struct ep *e, unsigned p, double sec, uint64_t d);
+void pte_dma_down_slice(struct ep *e, struct port *pt, uint64_t d);
+void pte_dma_up_slice(struct ep *e, struct port *pt, uint64_t d, uint64_t *room_reqs,
+		      uint64_t *room_bytes);
+/* A slice of d cycles in which nothing moves (link down). */
+void pte_dma_quiet_slice(struct port *pt, uint64_t d);
+
+/* ---- PTC resources (ptc.c) -------------------------------------------------- */
+
+void pte_lvl_begin(struct lvl *l);
+void pte_lvl_set(struct lvl *l, uint64_t t, uint32_t v);
+void pte_lvl_end(struct lvl *l, uint64_t S, uint64_t *truth_band);
+uint32_t pte_st_free(const struct ep *e);
+/* Tags and credits that came back by `now`; T0 = start of the slice. */
+int pte_apply_releases(struct ep *e, int64_t now, int64_t T0);
+/* The storage FIFO empties towards the ports up to slice cycle t. */
+int pte_push_progress(struct ep *e, uint64_t t);
+void pte_push_begin(struct ep *e, uint64_t S, uint64_t d_next);
+void pte_push_end(struct ep *e, uint64_t S);
+/* BRAKE runs of a slice (bits 0-3 where the RQ idles, 4-5 as held). */
+void pte_brake_runs(struct ep *e, uint64_t S);
+
+/* ---- requests to TLPs (rq.c) ------------------------------------------------- */
+
+/* The next step of the RQ bus at its current time: a burst of writes, a
+ * group of reads, or the cycles they wait. */
+int pte_rq_step(struct ep *e, int64_t T0, uint64_t S);
+
+/* ---- host and the completion stream (host.c) ---------------------------------- */
+
+int64_t pte_host_latency(struct ep *e);
+/* Completions of one read [a, a+len): split at the host's completion size. */
+unsigned pte_cpl_split(const struct ep *e, uint64_t a, uint32_t len, struct cpl_run *out);
+/* The next step of the RC bus: completions of the first group, or idle. */
+int pte_rc_step(struct ep *e, int64_t T0, uint64_t S, int rq_active);
+
+/* ---- link (link.c) -------------------------------------------------------------- */
+
+void pte_link_init(struct ep *e, double pcie_hz);
+/* 1 with *wait cycles when the Hard IP's buffer takes no TLP now. */
+int pte_link_wait(struct ep *e, int64_t now, uint64_t *wait);
+/* k TLPs of `bytes` (header included) leave upstream from `now` on. */
+void pte_link_send(struct ep *e, int64_t now, uint32_t bytes, uint64_t k);
+/* Upstream backlog beyond the Hard IP's buffer at `now`? */
+int pte_link_full(const struct ep *e, int64_t now);
+
+/* ---- feeding the model (emit.c) ---------------------------------------------------- */
+
+void pte_emit_pcie(struct pte_card *c, struct ep *e, uint64_t S);
+void pte_emit_dma(struct pte_card *c, uint64_t d);
+
+#endif
