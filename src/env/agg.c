@@ -35,8 +35,12 @@ int pte_mfb_init(struct pte_mfb *a, unsigned regions, unsigned items, uint64_t m
 	a->cap = (unsigned)max_slice + 2 * PTE_MAXPAT + 8;
 	a->run = calloc(a->cap, sizeof(*a->run));
 	a->pat = calloc(a->cap, sizeof(*a->pat));
-	a->pc = calloc(PTE_PERIODS, sizeof(*a->pc));
-	if (!a->run || !a->pat || !a->pc) {
+	a->fx = calloc(PTE_FX_SLOTS, sizeof(*a->fx));
+	a->gen = 1;
+	a->carry_cap = a->spare_cap = 16;
+	a->carry = calloc(a->carry_cap, sizeof(*a->carry));
+	a->spare = calloc(a->spare_cap, sizeof(*a->spare));
+	if (!a->run || !a->pat || !a->carry || !a->spare || !a->fx) {
 		pte_mfb_fini(a);
 		return -ENOMEM;
 	}
@@ -48,12 +52,13 @@ void pte_mfb_fini(struct pte_mfb *a)
 	free(a->run);
 	free(a->pat);
 	free(a->carry);
-	free(a->pc);
-	a->pc = NULL;
+	free(a->spare);
+	free(a->fx);
+	a->fx = NULL;
 	a->run = NULL;
 	a->pat = NULL;
-	a->carry = NULL;
-	a->ncarry = a->carry_cap = 0;
+	a->carry = a->spare = NULL;
+	a->ncarry = a->carry_cap = a->spare_cap = 0;
 }
 
 static inline int pat_eq(const struct pte_patent *e, const struct pte_pat *p, int in, int out)
@@ -217,11 +222,14 @@ static void emit_entry(struct pte_mfb *a, struct pte_patent *e, uint64_t n)
 	e->possum -= S;
 }
 
+static void fx_expand(struct pte_mfb *a);
+
 /* Turn the table into runs: a walk from s0 to the current state. */
 static void fold(struct pte_mfb *a)
 {
 	int s0 = a->s0, s1 = a->tstate;
 
+	fx_expand(a);
 	fold_pairs(a, s0, s1);
 	int st = s0;
 	int visited[2] = { 0, 0 };
@@ -254,6 +262,7 @@ static void fold(struct pte_mfb *a)
 	a->last = 0;
 	memset(a->hslot, 0, sizeof(a->hslot));
 	a->s0 = (uint8_t)s1;
+	a->gen++; /* the effects' entries are gone */
 }
 
 static inline unsigned pat_hash(const struct pte_mfb *a, const struct pte_pat *p, int in, int out)
@@ -309,17 +318,6 @@ static void table_add(struct pte_mfb *a, const struct pte_pat *p, int in, int ou
 
 static void put(struct pte_mfb *a, const struct pte_pat *p, int in, int out, uint64_t n)
 {
-	if (a->recording) {
-		if (a->nrec < sizeof(a->rec) / sizeof(a->rec[0])) {
-			struct pte_patent *r = &a->rec[a->nrec++];
-			r->p = *p;
-			r->in = (uint8_t)in;
-			r->out = (uint8_t)out;
-			r->n = n;
-		} else {
-			a->recording = -1; /* too long to repeat */
-		}
-	}
 	uint64_t room = a->placed < a->S ? a->S - a->placed : 0;
 	uint64_t k = n < room ? n : room;
 
@@ -354,26 +352,90 @@ static void put(struct pte_mfb *a, const struct pte_pat *p, int in, int out, uin
 void pte_mfb_begin(struct pte_mfb *a, uint64_t S)
 {
 	struct pte_patent *carry = a->carry;
-	unsigned nc = a->ncarry;
+	unsigned nc = a->ncarry, cap = a->carry_cap;
 	uint64_t cs = a->carry_stall;
 
-	a->carry = NULL;
-	a->carry_cap = 0;
+	if (a->emitted) {
+		/* the table was folded: a new emission */
+		a->nrun = a->npat = 0;
+		a->e_stall = a->e_idle = 0;
+		a->s0 = a->tstate;
+		a->emitted = 0;
+	}
+	/* the words carried in are placed again; what does not fit goes to
+	 * the other buffer */
+	a->carry = a->spare;
+	a->carry_cap = a->spare_cap;
+	a->spare = carry;
+	a->spare_cap = cap;
 	a->S = S;
 	a->placed = 0;
 	a->stall = a->idle = 0;
-	a->nent = 0;
-	a->last = 0;
-	memset(a->hslot, 0, sizeof(a->hslot));
 	a->ncarry = 0;
 	a->carry_stall = 0;
-	a->nrun = a->npat = 0;
-	a->s0 = a->tstate;
 	for (unsigned i = 0; i < nc; i++)
 		put(a, &carry[i].p, carry[i].in, carry[i].out, carry[i].n);
-	free(carry);
 	if (cs)
 		pte_mfb_stall(a, cs);
+}
+
+/* The word under construction and the frame state before it. */
+struct mfb_st {
+	struct pte_pat cur;
+	unsigned r;               /* next free region, 0 = none */
+	uint8_t in;
+};
+
+/* A word finished by a frame, n times. */
+struct wput {
+	struct pte_pat p;
+	uint8_t in, out;
+	uint64_t n;
+};
+
+/* The words one frame of `items` finishes from state *s, in order (at
+ * most three: the word it leaves open, the middle words, the word it ends
+ * in when that is full); *s becomes the state after it. */
+static unsigned frame_words(unsigned R, unsigned N, struct mfb_st *s, uint32_t items,
+			    struct wput *w)
+{
+	uint64_t n = (items + N - 1) / N;
+	uint8_t lastpos = (uint8_t)((items - 1) % N);
+	unsigned nw = 0;
+
+	if (s->r == 0) {
+		memset(&s->cur, 0, sizeof(s->cur));
+		s->in = 0;
+	}
+	unsigned r = s->r;
+	s->cur.sof |= 1u << r;
+	if (n <= R - r) {
+		unsigned e = r + (unsigned)n - 1;
+		s->cur.eof |= 1u << e;
+		s->cur.pos[e] = lastpos;
+		s->r = e + 1;
+	} else {
+		w[nw++] = (struct wput){ s->cur, s->in, 1, 1 };
+		memset(&s->cur, 0, sizeof(s->cur));
+		uint64_t rem = n - (R - r);
+		uint64_t mids = (rem - 1) / R;
+		if (mids) {
+			memset(&w[nw], 0, sizeof(w[nw]));
+			w[nw].in = w[nw].out = 1;
+			w[nw++].n = mids;
+		}
+		unsigned last = (unsigned)(rem - mids * R);
+		s->in = 1;
+		s->cur.eof = 1u << (last - 1);
+		s->cur.pos[last - 1] = lastpos;
+		s->r = last;
+	}
+	if (s->r == R) {
+		w[nw++] = (struct wput){ s->cur, s->in, 0, 1 };
+		memset(&s->cur, 0, sizeof(s->cur));
+		s->r = 0;
+	}
+	return nw;
 }
 
 static void finish_word(struct pte_mfb *a, int out)
@@ -383,191 +445,261 @@ static void finish_word(struct pte_mfb *a, int out)
 	a->cur_r = 0;
 }
 
-void pte_mfb_frame(struct pte_mfb *a, uint32_t items)
+/* One frame, its words put in order (they may cross the slice's end). */
+static void frame_slow(struct pte_mfb *a, uint32_t items)
 {
-	unsigned R = a->R, N = a->N;
-	if (items == 0)
-		items = 1;
-	uint64_t n = (items + N - 1) / N;
-	uint8_t lastpos = (uint8_t)((items - 1) % N);
+	struct mfb_st s = { a->cur, a->cur_r, a->cur_in };
+	struct wput w[3];
+	unsigned nw = frame_words(a->R, a->N, &s, items, w);
 
+	for (unsigned i = 0; i < nw; i++)
+		put(a, &w[i].p, w[i].in, w[i].out, w[i].n);
+	a->cur = s.cur;
+	a->cur_r = s.r;
+	a->cur_in = s.in;
 	a->t_frames++;
 	a->t_items += items;
-	if (a->cur_r == 0) {
-		memset(&a->cur, 0, sizeof(a->cur));
-		a->cur_in = 0;
-	}
-	unsigned r = a->cur_r;
-	a->cur.sof |= 1u << r;
-	if (n <= R - r) {
-		unsigned e = r + (unsigned)n - 1;
-		a->cur.eof |= 1u << e;
-		a->cur.pos[e] = lastpos;
-		a->cur_r = e + 1;
-		if (a->cur_r == R)
-			finish_word(a, 0);
-		return;
-	}
-	finish_word(a, 1);
-	uint64_t rem = n - (R - r);
-	uint64_t mids = (rem - 1) / R;
-	if (mids) {
-		struct pte_pat mid;
-		memset(&mid, 0, sizeof(mid));
-		put(a, &mid, 1, 1, mids);
-	}
-	unsigned last = (unsigned)(rem - mids * R);
-	a->cur_in = 1;
-	a->cur.eof = 1u << (last - 1);
-	a->cur.pos[last - 1] = lastpos;
-	a->cur_r = last;
-	if (a->cur_r == R)
-		finish_word(a, 0);
 }
 
+/* ---- memoized frames -------------------------------------------------------- */
 
-/* A recorded period that starts from the current state. */
-static const struct pte_period *find_period(const struct pte_mfb *a, uint32_t items)
+/*
+ * What one frame of a length does from one state depends on nothing else:
+ * the words it finishes (by key, with their EOF_POS sums), the state
+ * after, the frame state after its last word.  The builder remembers that
+ * (struct pte_fx, 2-way sets by a hash of state and length) and, when the
+ * words fit in the slice, only counts how often it happened in this table
+ * generation; the counts go into the table when it is folded.  The first
+ * time an effect is counted in a generation it reserves its table entries
+ * (a full table is folded before), so the table can always take them.
+ * Deferred or not, the table gets the same words, and a fold happens only
+ * between two frames, where table and counts together hold a prefix of the
+ * frame sequence: the walk stays valid.
+ *
+ * k frames of one length: their states repeat after a few frames (the
+ * start region of equal frames cycles with a period of at most R), so the
+ * builder follows the effects until the state after the first frame comes
+ * back and then counts that cycle as often as the frames and the slice
+ * allow.
+ */
+
+static int fx_key_eq(const struct pte_fx *f, const struct pte_mfb *a, unsigned in, uint32_t items)
 {
-	for (unsigned i = 0; i < PTE_PERIODS; i++) {
-		const struct pte_period *c = &a->pc[i];
-		if (c->valid && c->items == items && c->cur_r == a->cur_r && c->cur_in == a->cur_in &&
-		    memcmp(&c->cur, &a->cur, sizeof(c->cur)) == 0)
-			return c;
-	}
-	return NULL;
+	return f->items == items && f->r0 == a->cur_r && f->in0 == in && f->cur0.sof == a->cur.sof &&
+	       f->cur0.eof == a->cur.eof && memcmp(f->cur0.pos, a->cur.pos, a->R) == 0;
 }
 
-/* Repeat a period as often as k frames and the slice allow; returns the
- * frames placed.  The state afterwards is the state before. */
-static uint64_t repeat_period(struct pte_mfb *a, const struct pte_period *c, uint64_t k)
+static unsigned fx_hash(const struct pte_mfb *a, unsigned in, uint32_t items)
 {
-	if (a->placed >= a->S || a->nent + c->nrec > PTE_MAXPAT)
-		return 0;
-	uint64_t reps = k / c->P, room = (a->S - a->placed) / c->pw;
-	if (reps > room)
-		reps = room;
-	if (!reps)
-		return 0;
-	for (unsigned i = 0; i < c->nrec; i++)
-		table_add(a, &c->rec[i].p, c->rec[i].in, c->rec[i].out, c->rec[i].n * reps);
-	a->tstate = c->rec[c->nrec - 1].out;
-	a->placed += reps * c->pw;
-	a->t_frames += reps * c->P;
-	a->t_items += reps * c->P * c->items;
-	return reps * c->P;
+	uint32_t h = a->cur.sof * 0x9E3779B1u ^ a->cur.eof * 0x85EBCA77u ^ items * 0xC2B2AE3Du ^
+		     (a->cur_r << 1 | in);
+	for (unsigned r = 0; r < a->cur_r; r++)
+		h = h * 31u + a->cur.pos[r];
+	h ^= h >> 15;
+	h *= 0x2C1B3C6Du;
+	return (h ^ (h >> 12)) & (PTE_FX_SLOTS - 2);
+}
+
+/* One more word into an effect (by key). */
+static void fx_addw(struct pte_fx *f, const struct wput *w, unsigned R)
+{
+	unsigned i;
+	for (i = 0; i < f->nw; i++)
+		if (f->w[i].sof == w->p.sof && f->w[i].eof == w->p.eof && f->w[i].in == w->in &&
+		    f->w[i].out == w->out)
+			break;
+	if (i == f->nw)
+		f->w[f->nw++] = (struct pte_fxw){ w->p.sof, w->p.eof, w->in, w->out, 0, 0 };
+	f->w[i].n += w->n;
+	f->w[i].possum += w->n * pos_sum(&w->p, R);
+	f->words += w->n;
+	f->tout = w->out;
+}
+
+/* The effect of one frame from the current state. */
+static void fx_compute(const struct pte_mfb *a, unsigned in, uint32_t items, struct pte_fx *f)
+{
+	struct mfb_st s = { a->cur, a->cur_r, a->cur_in };
+	struct wput w[3];
+	unsigned nw = frame_words(a->R, a->N, &s, items, w);
+
+	memset(f, 0, sizeof(*f));
+	f->used = 1;
+	f->items = items;
+	f->cur0 = a->cur;
+	f->r0 = (uint8_t)a->cur_r;
+	f->in0 = (uint8_t)in;
+	for (unsigned j = 0; j < nw; j++)
+		fx_addw(f, &w[j], a->R);
+	f->cur1 = s.cur;
+	f->r1 = (uint8_t)s.r;
+	f->in1 = s.in;
+}
+
+/* The remembered effect of one frame from the current state, or NULL
+ * when both slots of its set hold counts of other frames. */
+static struct pte_fx *fx_get(struct pte_mfb *a, uint32_t items)
+{
+	/* an empty word under construction starts without an open frame */
+	unsigned in = a->cur_r ? a->cur_in : 0;
+	struct pte_fx *set = &a->fx[fx_hash(a, in, items)];
+
+	for (unsigned w = 0; w < 2; w++)
+		if (set[w].used && fx_key_eq(&set[w], a, in, items))
+			return &set[w];
+	/* a free way (no counts, not on the path of the frames being
+	 * placed), the older one first */
+	int free0 = !set[0].cnt && set[0].pin != a->walk, free1 = !set[1].cnt && set[1].pin != a->walk;
+	unsigned w = free0 && (!free1 || set[0].age <= set[1].age) ? 0 : 1;
+	if (!(w ? free1 : free0))
+		return NULL;
+	fx_compute(a, in, items, &set[w]);
+	set[w].age = ++a->fx_age;
+	return &set[w];
+}
+
+/* The table entries of an effect's words in this generation. */
+static void fx_reserve(struct pte_mfb *a, struct pte_fx *f)
+{
+	for (;;) {
+		unsigned i;
+		for (i = 0; i < f->nw; i++) {
+			struct pte_pat p;
+			memset(&p, 0, sizeof(p));
+			p.sof = f->w[i].sof;
+			p.eof = f->w[i].eof;
+			struct pte_patent *e = table_find(a, &p, f->w[i].in, f->w[i].out);
+			if (!e)
+				break;
+			f->ent[i] = (uint8_t)(e - a->ent);
+		}
+		if (i == f->nw)
+			break;
+		fold(a); /* an empty table takes every effect */
+	}
+	f->gen = a->gen;
+}
+
+/* Count an effect n times (its words fit). */
+static void fx_count(struct pte_mfb *a, struct pte_fx *f, uint64_t n)
+{
+	if (f->nw) {
+		if (f->gen != a->gen)
+			fx_reserve(a, f);
+		if (f->cnt == 0)
+			a->act[a->nact++] = (uint16_t)(f - a->fx);
+		f->cnt += n;
+		a->tstate = f->tout;
+	}
+	a->placed += n * f->words;
+	a->t_frames += n;
+	a->t_items += n * f->items;
+}
+
+static void fx_step(struct pte_mfb *a, struct pte_fx *f)
+{
+	fx_count(a, f, 1);
+	a->cur = f->cur1;
+	a->cur_r = f->r1;
+	a->cur_in = f->in1;
+}
+
+/* The effect after f (same length, from f's end state): the slot f
+ * remembers while it still holds what it held then, else looked up. */
+static struct pte_fx *fx_next(struct pte_mfb *a, struct pte_fx *f)
+{
+	if (f->nxt) {
+		struct pte_fx *n = &a->fx[f->nxt - 1];
+		if (n->age == f->nxt_age)
+			return n;
+	}
+	struct pte_fx *n = fx_get(a, f->items);
+	if (n) {
+		f->nxt = (uint16_t)(n - a->fx + 1);
+		f->nxt_age = n->age;
+	}
+	return n;
+}
+
+/*
+ * Up to k frames through remembered effects, as long as their words fit
+ * in the slice; returns the frames placed.  The effects of this walk are
+ * pinned in their slots and numbered along path[]: when the next one is on
+ * the path already, the state has come back, and the cycle from there is
+ * counted as often as the frames and the slice allow.
+ */
+static uint64_t fx_frames(struct pte_mfb *a, uint32_t items, uint64_t k)
+{
+	struct pte_fx *path[PTE_FX_PATH];
+	uint64_t cw[PTE_FX_PATH + 1]; /* words before path[i] */
+	unsigned np = 0;
+	int cycled = 0;
+	uint64_t done = 0;
+	struct pte_fx *f = fx_get(a, items);
+
+	a->walk++;
+	cw[0] = 0;
+	while (done < k && f && a->placed + f->words <= a->S) {
+		if (!cycled && f->pin == a->walk) {
+			unsigned j = f->pidx;
+			uint64_t m = np - j, w = cw[np] - cw[j];
+			uint64_t reps = (k - done) / m;
+			if (w && reps > (a->S - a->placed) / w)
+				reps = (a->S - a->placed) / w;
+			for (unsigned i = j; i < np && reps; i++)
+				fx_count(a, path[i], reps);
+			done += reps * m;
+			cycled = 1;
+			continue;
+		}
+		fx_step(a, f);
+		done++;
+		if (!cycled && np < PTE_FX_PATH) {
+			f->pin = a->walk;
+			f->pidx = (uint8_t)np;
+			path[np++] = f;
+			cw[np] = cw[np - 1] + f->words;
+		}
+		if (done < k)
+			f = fx_next(a, f);
+	}
+	return done;
+}
+
+/* The counted effects into the table (before it is read). */
+static void fx_expand(struct pte_mfb *a)
+{
+	for (unsigned i = 0; i < a->nact; i++) {
+		struct pte_fx *f = &a->fx[a->act[i]];
+		for (unsigned j = 0; j < f->nw; j++) {
+			struct pte_patent *e = &a->ent[f->ent[j]];
+			e->n += f->w[j].n * f->cnt;
+			e->possum += f->w[j].possum * f->cnt;
+		}
+		f->cnt = 0;
+	}
+	a->nact = 0;
 }
 
 void pte_mfb_frames(struct pte_mfb *a, uint32_t items, uint64_t k)
 {
-	unsigned R = a->R, N = a->N;
 	if (items == 0)
 		items = 1;
-	uint64_t n = (items + N - 1) / N;
+	while (k) {
+		uint64_t done = fx_frames(a, items, k);
+		k -= done;
+		if (!k)
+			break;
+		/* the slice is full (the words go on into the next one) or the
+		 * effect is not at hand: one frame the plain way */
+		frame_slow(a, items);
+		k--;
+	}
+}
 
-	/* Frames of one region each: whole words of R frames are identical. */
-	if (n == 1 && k > 2 * R) {
-		while (k && a->cur_r) {
-			pte_mfb_frame(a, items);
-			k--;
-		}
-		uint64_t words = k / R;
-		if (words) {
-			struct pte_pat p;
-			memset(&p, 0, sizeof(p));
-			p.sof = p.eof = (R >= 32) ? 0xffffffffu : ((1u << R) - 1u);
-			for (unsigned r = 0; r < R; r++)
-				p.pos[r] = (uint8_t)((items - 1) % N);
-			put(a, &p, 0, 0, words);
-			a->t_frames += words * R;
-			a->t_items += words * R * items;
-			k -= words * R;
-		}
-	}
-	/* Frames that fill whole words: every frame has the same words.  Only
-	 * frames that end inside the slice, so that the table stays a walk. */
-	if (n % R == 0 && a->cur_r == 0 && k > 2 && a->placed < a->S) {
-		uint64_t words = n / R;
-		uint64_t kb = (a->S - a->placed) / words;
-		if (a->nent + 3 > PTE_MAXPAT)
-			fold(a);
-		if (kb > k)
-			kb = k;
-		struct pte_pat first, mid, last;
-		memset(&first, 0, sizeof(first));
-		memset(&mid, 0, sizeof(mid));
-		memset(&last, 0, sizeof(last));
-		if (kb && words == 1) {
-			first.sof = 1u;
-			first.eof = 1u << (R - 1);
-			first.pos[R - 1] = (uint8_t)((items - 1) % N);
-			put(a, &first, 0, 0, kb);
-		} else if (kb) {
-			first.sof = 1u;
-			last.eof = 1u << (R - 1);
-			last.pos[R - 1] = (uint8_t)((items - 1) % N);
-			put(a, &first, 0, 1, kb);
-			if (words > 2)
-				put(a, &mid, 1, 1, kb * (words - 2));
-			put(a, &last, 1, 0, kb);
-		}
-		a->t_frames += kb;
-		a->t_items += kb * items;
-		k -= kb;
-	}
-	/* Any other length: the start region of the frames repeats after
-	 * P = R / gcd(n mod R, R) frames, and so do their words.  Place frames
-	 * until the word under construction holds only frames of this length,
-	 * record one period, then repeat it as often as it fits in the slice.
-	 * A period seen before from the same state is not recorded again. */
-	if (k > 2 + 2 * (uint64_t)R) {
-		unsigned x = (unsigned)(n % R), y = R;
-		while (y) {
-			unsigned t = x % y;
-			x = y;
-			y = t;
-		}
-		unsigned P = R / x;
-		const struct pte_period *hit = find_period(a, items);
-		if (!hit) {
-			/* until the word under construction holds only these frames */
-			uint64_t p0 = a->placed;
-			while (k && a->placed == p0) {
-				pte_mfb_frame(a, items);
-				k--;
-			}
-			hit = find_period(a, items);
-		}
-		if (!hit && k >= P) {
-			struct pte_period *c = &a->pc[a->pc_next];
-			c->valid = 0;
-			c->items = items;
-			c->cur_r = a->cur_r;
-			c->cur_in = a->cur_in;
-			c->cur = a->cur;
-			uint64_t before = a->placed;
-			a->recording = 1;
-			a->nrec = 0;
-			for (unsigned i = 0; i < P; i++)
-				pte_mfb_frame(a, items);
-			k -= P;
-			int ok = a->recording == 1 && a->placed <= a->S && a->nrec > 0;
-			a->recording = 0;
-			if (ok && a->placed > before) {
-				c->valid = 1;
-				c->P = P;
-				c->pw = a->placed - before;
-				c->nrec = a->nrec;
-				memcpy(c->rec, a->rec, a->nrec * sizeof(a->rec[0]));
-				a->pc_next = (a->pc_next + 1) % PTE_PERIODS;
-				hit = c;
-			}
-		}
-		if (hit)
-			k -= repeat_period(a, hit, k);
-	}
-	while (k--)
-		pte_mfb_frame(a, items);
+void pte_mfb_frame(struct pte_mfb *a, uint32_t items)
+{
+	pte_mfb_frames(a, items, 1);
 }
 
 void pte_mfb_flush(struct pte_mfb *a)
@@ -594,18 +726,29 @@ void pte_mfb_idle(struct pte_mfb *a, uint64_t n)
 	a->placed += k;
 }
 
-void pte_mfb_end(struct pte_mfb *a)
+void pte_mfb_close(struct pte_mfb *a)
 {
 	pte_mfb_flush(a);
 	if (a->placed < a->S)
 		pte_mfb_idle(a, a->S - a->placed);
+	/* every cycle of the slice is a word in the table, a stall or idle */
+	a->t_words += a->S - a->stall - a->idle;
+	a->e_stall += a->stall;
+	a->e_idle += a->idle;
+}
+
+void pte_mfb_runs(struct pte_mfb *a)
+{
 	fold(a);
-	uint64_t moved = 0;
-	for (unsigned i = 0; i < a->nrun; i++)
-		moved += a->run[i].len;
-	a->t_words += moved;
-	add_run(a, NULL, PTE_RUN_STALL, a->stall);
-	add_run(a, NULL, PTE_RUN_IDLE, a->idle);
+	add_run(a, NULL, PTE_RUN_STALL, a->e_stall);
+	add_run(a, NULL, PTE_RUN_IDLE, a->e_idle);
+	a->emitted = 1;
+}
+
+void pte_mfb_end(struct pte_mfb *a)
+{
+	pte_mfb_close(a);
+	pte_mfb_runs(a);
 }
 
 void pte_mfb_apply(const struct pte_mfb *a, const struct pte_run *r, struct ptm_bus_in *b)
@@ -627,111 +770,4 @@ void pte_mfb_apply(const struct pte_mfb *a, const struct pte_run *r, struct ptm_
 		b->eof_pos[i] = 0;
 	b->src_rdy = r->kind == PTE_RUN_STALL;
 	b->dst_rdy = 0;
-}
-
-/* ---- MVB ----------------------------------------------------------- */
-
-void pte_mvb_init(struct pte_mvb *v, unsigned regions)
-{
-	memset(v, 0, sizeof(*v));
-	v->R = regions;
-}
-
-static void mvb_put(struct pte_mvb *v, unsigned k, uint64_t n)
-{
-	uint64_t room = v->placed < v->S ? v->S - v->placed : 0;
-	uint64_t m = n < room ? n : room;
-	v->cnt[k] += m;
-	v->carry[k] += n - m;
-	v->placed += n;
-}
-
-void pte_mvb_begin(struct pte_mvb *v, uint64_t S)
-{
-	uint64_t carry[PTM_MAX_REGIONS + 1];
-	uint64_t cs = v->carry_stall;
-	memcpy(carry, v->carry, sizeof(carry));
-	memset(v->carry, 0, sizeof(v->carry));
-	memset(v->cnt, 0, sizeof(v->cnt));
-	v->carry_stall = 0;
-	v->S = S;
-	v->placed = 0;
-	v->stall = v->idle = 0;
-	v->nrun = 0;
-	for (unsigned k = 1; k <= v->R; k++)
-		if (carry[k])
-			mvb_put(v, k, carry[k]);
-	if (cs)
-		pte_mvb_stall(v, cs);
-}
-
-void pte_mvb_items(struct pte_mvb *v, uint64_t k)
-{
-	v->t_items += k;
-	if (v->cur) {
-		uint64_t t = v->R - v->cur;
-		if (t > k)
-			t = k;
-		v->cur += (unsigned)t;
-		k -= t;
-		if (v->cur < v->R)
-			return;
-		mvb_put(v, v->R, 1);
-		v->cur = 0;
-	}
-	if (k >= v->R) {
-		mvb_put(v, v->R, k / v->R);
-		k %= v->R;
-	}
-	v->cur = (unsigned)k;
-}
-
-void pte_mvb_flush(struct pte_mvb *v)
-{
-	if (v->cur) {
-		mvb_put(v, v->cur, 1);
-		v->cur = 0;
-	}
-}
-
-void pte_mvb_stall(struct pte_mvb *v, uint64_t n)
-{
-	uint64_t room = v->placed < v->S ? v->S - v->placed : 0;
-	uint64_t k = n < room ? n : room;
-	v->stall += k;
-	v->carry_stall += n - k;
-	v->placed += n;
-	v->t_stall += n;
-}
-
-void pte_mvb_end(struct pte_mvb *v)
-{
-	pte_mvb_flush(v);
-	if (v->placed < v->S) {
-		v->idle += v->S - v->placed;
-		v->placed = v->S;
-	}
-	v->nrun = 0;
-	for (unsigned k = 1; k <= v->R; k++)
-		if (v->cnt[k])
-			v->run[v->nrun++] = (struct pte_run){ (uint32_t)v->cnt[k], PTE_RUN_MOVE,
-							       (uint16_t)k };
-	if (v->stall)
-		v->run[v->nrun++] = (struct pte_run){ (uint32_t)v->stall, PTE_RUN_STALL, 0 };
-	if (v->idle)
-		v->run[v->nrun++] = (struct pte_run){ (uint32_t)v->idle, PTE_RUN_IDLE, 0 };
-}
-
-void pte_mvb_apply(const struct pte_mvb *v, const struct pte_run *r, struct ptm_bus_in *b)
-{
-	(void)v;
-	if (r->kind == PTE_RUN_MOVE) {
-		b->mvb_vld = r->idx >= 32 ? 0xffffffffu : ((1u << r->idx) - 1u);
-		b->mvb_src_rdy = 1;
-		b->mvb_dst_rdy = 1;
-	} else {
-		b->mvb_vld = r->kind == PTE_RUN_STALL ? 1u : 0u;
-		b->mvb_src_rdy = r->kind == PTE_RUN_STALL;
-		b->mvb_dst_rdy = 0;
-	}
 }

@@ -61,10 +61,10 @@ static void pcie_truth(struct ep *e, uint64_t S, uint64_t w_rq, uint64_t w_rc)
 	tr->pcie[PTE_RC].words += e->rc.t_words - w_rc;
 	tr->pcie[PTE_RQ].stall += e->rq.stall;
 	tr->pcie[PTE_RC].stall += e->rc.stall;
-	pte_lvl_end(&e->tagl, S, tr->tags_band);
+	pte_lvl_close(&e->tagl, S, tr->tags_band);
 	tr->tags_in_use_sum += e->tagl.used_area;
-	pte_lvl_end(&e->stl, S, tr->stfifo_band);
-	pte_brake_runs(e, S);
+	pte_lvl_close(&e->stl, S, tr->stfifo_band);
+	pte_brake_close(e, S);
 	if (e->tagl.min < tr->tags_free_min)
 		tr->tags_free_min = e->tagl.min;
 	if (e->stl.min < tr->stfifo_free_min)
@@ -91,8 +91,8 @@ static int pcie_slice(struct pte_card *c, struct ep *e, uint64_t S, uint64_t d_n
 		return rc;
 	pte_push_end(e, S);
 	uint64_t w0 = e->rq.t_words, w1 = e->rc.t_words;
-	pte_mfb_end(&e->rq);
-	pte_mfb_end(&e->rc);
+	pte_mfb_close(&e->rq);
+	pte_mfb_close(&e->rc);
 	pcie_truth(e, S, w0, w1);
 	return 0;
 }
@@ -121,6 +121,7 @@ static void dma_slice(struct pte_card *c, struct ep *e, uint64_t d, double sec)
 	}
 }
 
+/* One slice of S PCIe cycles of every endpoint (no model call). */
 static int run_slice(struct pte_card *c, uint64_t S)
 {
 	uint64_t tend = c->pcie_done + S;
@@ -140,25 +141,53 @@ static int run_slice(struct pte_card *c, uint64_t S)
 			rc = builders_err(e, c->nports);
 		if (rc)
 			return rc;
-		pte_emit_pcie(c, e, S);
 	}
 	c->rot++;
-	if (d)
-		pte_emit_dma(c, d);
 	c->dma_done += d;
 	c->pcie_done = tend;
-	uint64_t mt = (uint64_t)((unsigned __int128)tend * c->mi_khz / c->pcie_khz);
+	c->em_pcie += S;
+	c->em_dma += d;
+	return 0;
+}
+
+/* The model gets the slices run since the last emission: every domain up
+ * to the time of the last slice. */
+static void emit(struct pte_card *c)
+{
+	for (unsigned i = 0; i < c->neps; i++) {
+		struct ep *e = &c->ep[i];
+		pte_mfb_runs(&e->rq);
+		pte_mfb_runs(&e->rc);
+		pte_lvl_runs(&e->tagl);
+		pte_lvl_runs(&e->stl);
+		pte_brake_runs(e, c->em_pcie);
+		pte_emit_pcie(c, e, c->em_pcie);
+	}
+	if (c->em_dma) {
+		for (unsigned i = 0; i < c->neps; i++)
+			for (unsigned p = 0; p < c->nports; p++) {
+				struct port *pt = &c->ep[i].port[p];
+				pte_mfb_runs(&pt->up);
+				pte_mvb_runs(&pt->upv);
+				pte_mfb_runs(&pt->down);
+				pte_mvb_runs(&pt->downv);
+			}
+		pte_emit_dma(c, c->em_dma);
+	}
+	uint64_t mt = (uint64_t)((unsigned __int128)c->pcie_done * c->mi_khz / c->pcie_khz);
 	if (mt > c->mi_done) {
 		ptm_mi_idle_edges(c->m, 0, mt - c->mi_done);
 		c->batches++;
 		c->mi_done = mt;
 	}
-	return 0;
+	c->em_pcie = c->em_dma = 0;
+	c->em_slices = 0;
 }
 
 /* ---- time ----------------------------------------------------------------- */
 
-/* Run slices up to PCIe cycle `target`; a failure is kept in c->err. */
+/* Run slices up to PCIe cycle `target`, the model an emission (a drain
+ * period) behind, and up to it at the end; a failure is kept in c->err. */
 static int advance_to(struct pte_card *c, uint64_t target)
 {
 	while (!c->err && c->pcie_done < target) {
@@ -166,6 +195,8 @@ static int advance_to(struct pte_card *c, uint64_t target)
 		if (S > c->slice)
 			S = c->slice;
 		c->err = run_slice(c, S);
+		if (!c->err && (++c->em_slices == c->em_max || c->pcie_done == target))
+			emit(c);
 	}
 	return c->err;
 }
@@ -289,6 +320,18 @@ uint64_t pte_card_batches(const struct pte_card *c)
 
 /* ---- open ----------------------------------------------------------------- */
 
+/* Slices per emission: as many as fit a drain period of the PCIe and of
+ * the DMA clock, so that each probe sweeps at most once between two runs
+ * of the MI side (its FIFO holds two sweeps). */
+static unsigned emission_slices(const struct pte_card *c)
+{
+	uint64_t dp = c->sc.g.drain_period;
+	uint64_t e_dma = dp * c->pcie_khz / (c->dma_khz ? c->dma_khz : 1);
+	uint64_t e = dp < e_dma ? dp : e_dma;
+	uint64_t n = e / c->slice;
+	return n ? (unsigned)n : 1;
+}
+
 static unsigned code_of(unsigned bytes)
 {
 	unsigned c = 0;
@@ -352,8 +395,10 @@ static void ep_params(struct pte_card *c, struct ep *e, const struct ptm_generic
 	e->tagl.cap = g->tag_capacity;
 	e->tagl.cur = in->tags;
 	e->tagl.full = in->tags;
+	e->tagl.e_min = e->tagl.cur;
 	e->stl.cap = g->stfifo_capacity;
 	e->stl.cur = g->stfifo_capacity > 65535 ? 65535 : g->stfifo_capacity;
+	e->stl.e_min = e->stl.cur;
 	e->truth.tags_free_min = in->tags;
 	e->truth.stfifo_free_min = e->stl.cur;
 }
@@ -362,13 +407,14 @@ static void ep_params(struct pte_card *c, struct ep *e, const struct ptm_generic
 static int ep_alloc(struct pte_card *c, struct ep *e, unsigned nports)
 {
 	const struct ep_geom *q = &e->geo;
-	uint64_t dmax = c->slice * c->dma_khz / c->pcie_khz + 4;
+	uint64_t emax = c->slice * c->em_max;
+	uint64_t dmax = emax * c->dma_khz / c->pcie_khz + 4 * c->em_max;
 	unsigned np = e->info.tags + 4;
 
 	if (pte_ents_init(&e->ptc.ents, np) || pte_reqq_init(&e->ptc.in, e->cfg->ptc_requests + 4096) ||
 	    pte_evq_init(&e->ptc.rel, np) || pte_evq_init(&e->ptc.rdy, np) ||
-	    pte_fq_init(&e->ptc.st, 256) || pte_mfb_init(&e->rq, q->R_rq, q->N_rq, c->slice) ||
-	    pte_mfb_init(&e->rc, q->R_rc, q->N_rc, c->slice))
+	    pte_fq_init(&e->ptc.st, 256) || pte_mfb_init(&e->rq, q->R_rq, q->N_rq, emax) ||
+	    pte_mfb_init(&e->rc, q->R_rc, q->N_rc, emax))
 		return -ENOMEM;
 	for (unsigned p = 0; p < nports; p++) {
 		struct port *pt = &e->port[p];
@@ -494,6 +540,7 @@ int pte_card_open(const char *spec, struct pte_card **out, char *msg, size_t msg
 		c->slice = PTE_SLICE_MAX;
 	if (c->slice < 16)
 		c->slice = 16;
+	c->em_max = emission_slices(c);
 	for (unsigned i = 0; i < c->neps && !rc; i++)
 		rc = ep_init(c, &c->ep[i], i);
 	if (!rc)

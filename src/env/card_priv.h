@@ -43,8 +43,10 @@ struct lvl {
 	uint32_t full;             /* value when nothing is used */
 	double used_area;          /* sum over cycles of (full - value) */
 	uint64_t since;
-	uint64_t band[4];
-	uint32_t bval[4];
+	uint64_t band[4];          /* cycles in each band, this slice */
+	uint32_t bval[4];          /* the last value seen in each band */
+	uint64_t e_band[4];        /* ... this emission */
+	uint32_t e_min;
 	struct pte_vrun run[6];
 	unsigned nrun;
 };
@@ -121,9 +123,11 @@ struct push {
 	struct size_cache sz;
 };
 
-/* BRAKE signals of a slice: cycles per bit, then runs. */
+/* BRAKE signals: cycles per bit in a slice; in an emission, the cycles
+ * of bits 0-3 and of neither / bit 4 alone / bit 5 alone / both; runs. */
 struct brakes {
 	uint64_t cyc[6];
+	uint64_t e_up[4], e_down[4];
 	struct pte_vrun a[6], b[4]; /* bits 0-3, bits 4-5 */
 	unsigned na, nb;
 };
@@ -167,6 +171,9 @@ struct pte_card {
 	uint64_t pcie_khz, dma_khz, mi_khz;
 	uint64_t slice;
 	uint64_t pcie_done, dma_done, mi_done;
+	/* slices run since the model's last emission: PCIe and DMA cycles */
+	uint64_t em_pcie, em_dma;
+	unsigned em_slices, em_max;
 	uint64_t batches;
 	unsigned rot;
 	int err;                   /* first failure, kept */
@@ -208,7 +215,11 @@ void pte_dma_quiet_slice(struct port *pt, uint64_t d);
 
 void pte_lvl_begin(struct lvl *l);
 void pte_lvl_set(struct lvl *l, uint64_t t, uint32_t v);
-void pte_lvl_end(struct lvl *l, uint64_t S, uint64_t *truth_band);
+/* End of a slice of S cycles: its band times into the truth and the
+ * emission. */
+void pte_lvl_close(struct lvl *l, uint64_t S, uint64_t *truth_band);
+/* The runs of the emission. */
+void pte_lvl_runs(struct lvl *l);
 uint32_t pte_st_free(const struct ep *e);
 /* Tags and credits that came back by `now`; T0 = start of the slice. */
 int pte_apply_releases(struct ep *e, int64_t now, int64_t T0);
@@ -216,8 +227,10 @@ int pte_apply_releases(struct ep *e, int64_t now, int64_t T0);
 int pte_push_progress(struct ep *e, uint64_t t);
 void pte_push_begin(struct ep *e, uint64_t S, uint64_t d_next);
 void pte_push_end(struct ep *e, uint64_t S);
-/* BRAKE runs of a slice (bits 0-3 where the RQ idles, 4-5 as held). */
-void pte_brake_runs(struct ep *e, uint64_t S);
+/* BRAKE cycles of a slice into the truth and the emission; the runs of
+ * an emission of E cycles (bits 0-3 at its end, where the RQ idles). */
+void pte_brake_close(struct ep *e, uint64_t S);
+void pte_brake_runs(struct ep *e, uint64_t E);
 
 /* ---- requests to TLPs (rq.c) ------------------------------------------------- */
 

@@ -191,8 +191,8 @@ void pte_dma_up_slice(struct ep *e, struct port *pt, uint64_t d, uint64_t *room_
 	if (blocked && (r = pte_reqq_head(&pt->pend)))
 		up_blocked(pt, r, d);
 	uint64_t w0 = pt->up.t_words;
-	pte_mfb_end(&pt->up);
-	pte_mvb_end(&pt->upv);
+	pte_mfb_close(&pt->up);
+	pte_mvb_close(&pt->upv);
 	tr->words += pt->up.t_words - w0;
 	tr->stall += pt->up.stall;
 	tr->mvb_stall += pt->upv.stall;
@@ -275,8 +275,8 @@ void pte_dma_down_slice(struct ep *e, struct port *pt, uint64_t d)
 			pte_mvb_stall(&pt->downv, between_stalls(uv, d, rhoh));
 	}
 	uint64_t w0 = pt->down.t_words;
-	pte_mfb_end(&pt->down);
-	pte_mvb_end(&pt->downv);
+	pte_mfb_close(&pt->down);
+	pte_mvb_close(&pt->downv);
 	tr->words += pt->down.t_words - w0;
 	tr->stall += pt->down.stall;
 	tr->mvb_stall += pt->downv.stall;
@@ -288,8 +288,8 @@ void pte_dma_quiet_slice(struct port *pt, uint64_t d)
 	pte_mvb_begin(&pt->upv, d);
 	pte_mfb_begin(&pt->down, d);
 	pte_mvb_begin(&pt->downv, d);
-	pte_mfb_end(&pt->up);
-	pte_mvb_end(&pt->upv);
-	pte_mfb_end(&pt->down);
-	pte_mvb_end(&pt->downv);
+	pte_mfb_close(&pt->up);
+	pte_mvb_close(&pt->upv);
+	pte_mfb_close(&pt->down);
+	pte_mvb_close(&pt->downv);
 }

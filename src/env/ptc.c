@@ -48,15 +48,25 @@ void pte_lvl_set(struct lvl *l, uint64_t t, uint32_t v)
 	l->bval[band(v, l->cap)] = v;
 }
 
-/* Runs with exactly the band times, one per band: the band of the lowest
- * value of the slice first and at that value (the firmware keeps the window
- * minimum), the band of the current value last and at that value. */
-void pte_lvl_end(struct lvl *l, uint64_t S, uint64_t *truth_band)
+void pte_lvl_close(struct lvl *l, uint64_t S, uint64_t *truth_band)
 {
 	pte_lvl_set(l, S, l->cur);
-	unsigned bmin = band(l->min, l->cap), bcur = band(l->cur, l->cap);
+	for (unsigned b = 0; b < 4; b++) {
+		truth_band[b] += l->band[b];
+		l->e_band[b] += l->band[b];
+	}
+	if (l->min < l->e_min)
+		l->e_min = l->min;
+}
+
+/* Runs with exactly the band times, one per band: the band of the lowest
+ * value of the emission first and at that value (the firmware keeps the
+ * window minimum), the band of the current value last and at that value. */
+void pte_lvl_runs(struct lvl *l)
+{
+	unsigned bmin = band(l->e_min, l->cap), bcur = band(l->cur, l->cap);
 	l->nrun = 0;
-	l->bval[bmin] = l->min;
+	l->bval[bmin] = l->e_min;
 	if (bcur != bmin)
 		l->bval[bcur] = l->cur;
 	unsigned order[4], n = 0;
@@ -67,11 +77,11 @@ void pte_lvl_end(struct lvl *l, uint64_t S, uint64_t *truth_band)
 	if (bcur != bmin)
 		order[n++] = bcur;
 	for (unsigned i = 0; i < n; i++)
-		if (l->band[order[i]])
-			l->run[l->nrun++] = (struct pte_vrun){ (uint32_t)l->band[order[i]],
+		if (l->e_band[order[i]])
+			l->run[l->nrun++] = (struct pte_vrun){ (uint32_t)l->e_band[order[i]],
 							       l->bval[order[i]] };
-	for (unsigned b = 0; b < 4; b++)
-		truth_band[b] += l->band[b];
+	memset(l->e_band, 0, sizeof(l->e_band));
+	l->e_min = l->cur;
 }
 
 uint32_t pte_st_free(const struct ep *e)
@@ -258,8 +268,8 @@ int pte_push_progress(struct ep *e, uint64_t t)
 
 /* ---- BRAKE runs ----------------------------------------------------------------- */
 
-/* BRAKE bits 0-3 (UP stream, one at a time) as runs at the end of the
- * slice, where the RQ bus has its idle cycles. */
+/* BRAKE bits 0-3 (UP stream, one at a time): at most the slice's cycles
+ * in all. */
 static void brake_up(struct ep *e, uint64_t S)
 {
 	struct brakes *k = &e->brk;
@@ -268,21 +278,18 @@ static void brake_up(struct ep *e, uint64_t S)
 		act += k->cyc[b];
 	if (act > S)
 		act = S;
-	k->na = 0;
-	if (act < S)
-		k->a[k->na++] = (struct pte_vrun){ (uint32_t)(S - act), 0 };
 	uint64_t used = 0;
 	for (unsigned b = 0; b < 4; b++)
 		if (k->cyc[b] && used < act) {
 			uint64_t n = k->cyc[b] < act - used ? k->cyc[b] : act - used;
-			k->a[k->na++] = (struct pte_vrun){ (uint32_t)n, 1u << b };
 			used += n;
+			k->e_up[b] += n;
 			e->truth.brake[b] += n;
 		}
 }
 
 /* BRAKE bits 4 and 5 are independent signals (the MFB and the MVB before
- * the split): runs of neither, bit 4 alone, bit 5 alone and both. */
+ * the split): cycles of neither, bit 4 alone, bit 5 alone and both. */
 static void brake_down(struct ep *e, uint64_t S)
 {
 	struct brakes *k = &e->brk;
@@ -296,19 +303,38 @@ static void brake_down(struct ep *e, uint64_t S)
 	if (both > b5)
 		both = b5;
 	uint64_t only4 = b4 - both, only5 = b5 - both;
-	uint64_t none = S - both - only4 - only5;
-	const uint64_t len[4] = { none, only4, only5, both };
-	const uint32_t val[4] = { 0, 1u << 4, 1u << 5, 1u << 4 | 1u << 5 };
-	k->nb = 0;
-	for (unsigned i = 0; i < 4; i++)
-		if (len[i])
-			k->b[k->nb++] = (struct pte_vrun){ (uint32_t)len[i], val[i] };
+	k->e_down[0] += S - both - only4 - only5;
+	k->e_down[1] += only4;
+	k->e_down[2] += only5;
+	k->e_down[3] += both;
 	e->truth.brake[4] += b4;
 	e->truth.brake[5] += b5;
 }
 
-void pte_brake_runs(struct ep *e, uint64_t S)
+void pte_brake_close(struct ep *e, uint64_t S)
 {
 	brake_up(e, S);
 	brake_down(e, S);
+}
+
+void pte_brake_runs(struct ep *e, uint64_t E)
+{
+	struct brakes *k = &e->brk;
+	static const uint32_t down_val[4] = { 0, 1u << 4, 1u << 5, 1u << 4 | 1u << 5 };
+	uint64_t act = 0;
+
+	for (unsigned b = 0; b < 4; b++)
+		act += k->e_up[b];
+	k->na = 0;
+	if (act < E)
+		k->a[k->na++] = (struct pte_vrun){ (uint32_t)(E - act), 0 };
+	for (unsigned b = 0; b < 4; b++)
+		if (k->e_up[b])
+			k->a[k->na++] = (struct pte_vrun){ (uint32_t)k->e_up[b], 1u << b };
+	k->nb = 0;
+	for (unsigned i = 0; i < 4; i++)
+		if (k->e_down[i])
+			k->b[k->nb++] = (struct pte_vrun){ (uint32_t)k->e_down[i], down_val[i] };
+	memset(k->e_up, 0, sizeof(k->e_up));
+	memset(k->e_down, 0, sizeof(k->e_down));
 }

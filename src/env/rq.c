@@ -141,19 +141,28 @@ static void write_burst(struct ep *e, int64_t T0, uint64_t S, struct req *r, int
 
 /* ---- what a group of reads needs ------------------------------------------------ */
 
+/* Every request of the run splits the same way at every address into
+ * TLPs and completions: aligned, never crossing 4 KiB, at the same offset
+ * to the host's completion boundaries (a request within one completion
+ * block, or starting on one). */
+static int splits_alike(const struct ep *e, const struct req *r)
+{
+	unsigned C = e->host.cpl_bytes;
+
+	if (r->size > r->stride || 4096u % r->stride || r->addr % r->stride)
+		return 0;
+	return r->stride % C == 0 || (C % r->stride == 0 && r->size <= e->info.mrrs);
+}
+
 /*
  * The TLPs of one read request and their completions, when every request
- * of the group splits the same way (aligned, no 4 KiB crossing, same
- * offset to the host's completion boundaries); 0 otherwise.
+ * of the run splits the same way; 0 otherwise.
  */
 static int uniform_read(struct ep *e, const struct req *r, struct split_cache *out)
 {
 	struct split_cache *u = &e->ptc.ur;
-	unsigned C = e->host.cpl_bytes;
 
-	if (r->off || r->size > r->stride || 4096u % r->stride || r->addr % r->stride)
-		return 0;
-	if (r->stride % C && !(C % r->stride == 0 && r->size <= e->info.mrrs))
+	if (r->off || !splits_alike(e, r))
 		return 0;
 	/* under these conditions the split does not depend on the address */
 	if (u->valid && u->size == r->size && u->stride == r->stride) {
@@ -236,11 +245,9 @@ static const struct group_cache *group_need(struct ep *e, const struct req *r,
 					    const struct tlp_need *first)
 {
 	struct group_cache *g = &e->ptc.gc;
-	/* aligned requests that never cross 4 KiB nor a completion boundary of
-	 * the host split the same way at every address; with more requests
-	 * left than a group takes, the answer depends on the offset alone */
-	int uni = 4096u % r->stride == 0 && r->addr % r->stride == 0 && r->size <= r->stride &&
-		  r->stride % e->host.cpl_bytes == 0 && r->count > e->cfg->ptc_read_group;
+	/* requests that split alike: with more of them left than a group
+	 * takes, the answer depends on the offset alone */
+	int uni = splits_alike(e, r) && r->count > e->cfg->ptc_read_group;
 	if (!(g->valid && g->uni == uni && g->off == r->off && g->size == r->size &&
 	      g->stride == r->stride && (uni || (g->addr == r->addr && g->count == r->count)))) {
 		g->uni = uni;
