@@ -483,21 +483,32 @@ static void frame_slow(struct pte_mfb *a, uint32_t items)
  * allow.
  */
 
-static int fx_key_eq(const struct pte_fx *f, const struct pte_mfb *a, unsigned in, uint32_t items)
+/* Two words under construction are the same (all 24 bytes: the regions
+ * beyond the frames are zero). */
+static inline int pat_same(const struct pte_pat *x, const struct pte_pat *y)
 {
-	return f->items == items && f->r0 == a->cur_r && f->in0 == in && f->cur0.sof == a->cur.sof &&
-	       f->cur0.eof == a->cur.eof && memcmp(f->cur0.pos, a->cur.pos, a->R) == 0;
+	uint64_t a[3], b[3];
+	memcpy(a, x, sizeof(a));
+	memcpy(b, y, sizeof(b));
+	return a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
 }
 
-static unsigned fx_hash(const struct pte_mfb *a, unsigned in, uint32_t items)
+static inline int fx_key_eq(const struct pte_fx *f, const struct pte_mfb *a, unsigned in,
+			    uint32_t items)
 {
-	uint32_t h = a->cur.sof * 0x9E3779B1u ^ a->cur.eof * 0x85EBCA77u ^ items * 0xC2B2AE3Du ^
-		     (a->cur_r << 1 | in);
-	for (unsigned r = 0; r < a->cur_r; r++)
-		h = h * 31u + a->cur.pos[r];
-	h ^= h >> 15;
-	h *= 0x2C1B3C6Du;
-	return (h ^ (h >> 12)) & (PTE_FX_SLOTS - 2);
+	return f->items == items && f->r0 == a->cur_r && f->in0 == in && pat_same(&f->cur0, &a->cur);
+}
+
+static inline unsigned fx_hash(const struct pte_mfb *a, unsigned in, uint32_t items)
+{
+	uint64_t w[3];
+	memcpy(w, &a->cur, sizeof(w));
+	uint64_t h = (w[0] * 0x9E3779B97F4A7C15ull) ^ (w[1] * 0xC2B2AE3D27D4EB4Full) ^
+		     (w[2] * 0x165667B19E3779F9ull) ^ ((uint64_t)items << 8 | a->cur_r << 1 | in);
+	h ^= h >> 29;
+	h *= 0xBF58476D1CE4E5B9ull;
+	h ^= h >> 32;
+	return (unsigned)h & (PTE_FX_SLOTS - 2);
 }
 
 /* One more word into an effect (by key). */
@@ -516,12 +527,21 @@ static void fx_addw(struct pte_fx *f, const struct wput *w, unsigned R)
 	f->tout = w->out;
 }
 
-/* The effect of one frame from the current state. */
+/* The effect of one frame from the current state; items 0: of a flush
+ * (the word under construction ends, no frame left open). */
 static void fx_compute(const struct pte_mfb *a, unsigned in, uint32_t items, struct pte_fx *f)
 {
 	struct mfb_st s = { a->cur, a->cur_r, a->cur_in };
 	struct wput w[3];
-	unsigned nw = frame_words(a->R, a->N, &s, items, w);
+	unsigned nw = 0;
+
+	if (items) {
+		nw = frame_words(a->R, a->N, &s, items, w);
+	} else {
+		w[nw++] = (struct wput){ s.cur, s.in, 0, 1 };
+		memset(&s.cur, 0, sizeof(s.cur));
+		s.r = 0;
+	}
 
 	memset(f, 0, sizeof(*f));
 	f->used = 1;
@@ -536,19 +556,12 @@ static void fx_compute(const struct pte_mfb *a, unsigned in, uint32_t items, str
 	f->in1 = s.in;
 }
 
-/* The remembered effect of one frame from the current state, or NULL
- * when both slots of its set hold counts of other frames. */
-static struct pte_fx *fx_get(struct pte_mfb *a, uint32_t items)
+/* Not remembered: computed into a free way of its set (no counts, not on
+ * the path of the frames being placed), the older one first; NULL when
+ * there is none. */
+static __attribute__((noinline)) struct pte_fx *fx_miss(struct pte_mfb *a, struct pte_fx *set,
+							 unsigned in, uint32_t items)
 {
-	/* an empty word under construction starts without an open frame */
-	unsigned in = a->cur_r ? a->cur_in : 0;
-	struct pte_fx *set = &a->fx[fx_hash(a, in, items)];
-
-	for (unsigned w = 0; w < 2; w++)
-		if (set[w].used && fx_key_eq(&set[w], a, in, items))
-			return &set[w];
-	/* a free way (no counts, not on the path of the frames being
-	 * placed), the older one first */
 	int free0 = !set[0].cnt && set[0].pin != a->walk, free1 = !set[1].cnt && set[1].pin != a->walk;
 	unsigned w = free0 && (!free1 || set[0].age <= set[1].age) ? 0 : 1;
 	if (!(w ? free1 : free0))
@@ -558,8 +571,22 @@ static struct pte_fx *fx_get(struct pte_mfb *a, uint32_t items)
 	return &set[w];
 }
 
+/* The remembered effect of one frame from the current state, or NULL. */
+static inline struct pte_fx *fx_get(struct pte_mfb *a, uint32_t items)
+{
+	/* an empty word under construction starts without an open frame */
+	unsigned in = a->cur_r ? a->cur_in : 0;
+	struct pte_fx *set = &a->fx[fx_hash(a, in, items)];
+
+	if (set[0].used && fx_key_eq(&set[0], a, in, items))
+		return &set[0];
+	if (set[1].used && fx_key_eq(&set[1], a, in, items))
+		return &set[1];
+	return fx_miss(a, set, in, items);
+}
+
 /* The table entries of an effect's words in this generation. */
-static void fx_reserve(struct pte_mfb *a, struct pte_fx *f)
+static __attribute__((noinline)) void fx_reserve(struct pte_mfb *a, struct pte_fx *f)
 {
 	for (;;) {
 		unsigned i;
@@ -581,7 +608,7 @@ static void fx_reserve(struct pte_mfb *a, struct pte_fx *f)
 }
 
 /* Count an effect n times (its words fit). */
-static void fx_count(struct pte_mfb *a, struct pte_fx *f, uint64_t n)
+static inline void fx_count(struct pte_mfb *a, struct pte_fx *f, uint64_t n)
 {
 	if (f->nw) {
 		if (f->gen != a->gen)
@@ -592,11 +619,13 @@ static void fx_count(struct pte_mfb *a, struct pte_fx *f, uint64_t n)
 		a->tstate = f->tout;
 	}
 	a->placed += n * f->words;
-	a->t_frames += n;
-	a->t_items += n * f->items;
+	if (f->items) {
+		a->t_frames += n;
+		a->t_items += n * f->items;
+	}
 }
 
-static void fx_step(struct pte_mfb *a, struct pte_fx *f)
+static inline void fx_step(struct pte_mfb *a, struct pte_fx *f)
 {
 	fx_count(a, f, 1);
 	a->cur = f->cur1;
@@ -685,6 +714,15 @@ void pte_mfb_frames(struct pte_mfb *a, uint32_t items, uint64_t k)
 {
 	if (items == 0)
 		items = 1;
+	if (k == 1) {
+		a->walk++; /* no walk: nothing pinned */
+		struct pte_fx *f = fx_get(a, items);
+		if (f && a->placed + f->words <= a->S)
+			fx_step(a, f);
+		else
+			frame_slow(a, items);
+		return;
+	}
 	while (k) {
 		uint64_t done = fx_frames(a, items, k);
 		k -= done;
@@ -704,7 +742,13 @@ void pte_mfb_frame(struct pte_mfb *a, uint32_t items)
 
 void pte_mfb_flush(struct pte_mfb *a)
 {
-	if (a->cur_r)
+	if (!a->cur_r)
+		return;
+	a->walk++;
+	struct pte_fx *f = fx_get(a, 0);
+	if (f && a->placed + f->words <= a->S)
+		fx_step(a, f);
+	else
 		finish_word(a, 0);
 }
 

@@ -43,6 +43,7 @@ struct lvl {
 	uint32_t full;             /* value when nothing is used */
 	double used_area;          /* sum over cycles of (full - value) */
 	uint64_t since;
+	uint8_t cb;                /* band of cur */
 	uint64_t band[4];          /* cycles in each band, this slice */
 	uint32_t bval[4];          /* the last value seen in each band */
 	uint64_t e_band[4];        /* ... this emission */

@@ -32,20 +32,24 @@ void pte_lvl_begin(struct lvl *l)
 	l->used_area = 0;
 	l->since = 0;
 	l->min = l->cur;
-	l->bval[band(l->cur, l->cap)] = l->cur;
+	l->cb = (uint8_t)band(l->cur, l->cap);
+	l->bval[l->cb] = l->cur;
 }
 
 void pte_lvl_set(struct lvl *l, uint64_t t, uint32_t v)
 {
 	if (t < l->since)
 		t = l->since;
-	l->band[band(l->cur, l->cap)] += t - l->since;
-	l->used_area += (double)(l->full > l->cur ? l->full - l->cur : 0) * (double)(t - l->since);
+	uint64_t dt = t - l->since;
+	l->band[l->cb] += dt;
+	if (l->full > l->cur)
+		l->used_area += (double)(l->full - l->cur) * (double)dt;
 	l->since = t;
 	l->cur = v;
 	if (v < l->min)
 		l->min = v;
-	l->bval[band(v, l->cap)] = v;
+	l->cb = (uint8_t)band(v, l->cap);
+	l->bval[l->cb] = v;
 }
 
 void pte_lvl_close(struct lvl *l, uint64_t S, uint64_t *truth_band)
