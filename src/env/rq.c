@@ -75,67 +75,92 @@ static int link_ready(struct ep *e, int64_t now, uint64_t trq, uint64_t S)
 
 /* ---- writes ------------------------------------------------------------------ */
 
-/* TLPs of the head write request that go out as one call: a whole request
- * of full-MPS TLPs, or single-TLP requests as many as the Hard IP's buffer
- * takes (*reqs of them), or one TLP. */
-static uint64_t write_tlps(const struct ep *e, const struct req *r, uint32_t chunk, int64_t now,
-			   uint64_t *reqs)
+/* Requests of the head write run that go out as one call, each a single
+ * TLP (aligned, at most MPS): as many as the Hard IP's buffer takes; 0
+ * when the head request is not such a one. */
+static uint64_t single_tlp_requests(const struct ep *e, const struct req *r, int64_t now)
 {
-	uint32_t mps = e->info.mps, tlp = chunk + e->info.rq_header_bytes;
-	int aligned = r->off == 0 && r->size <= r->stride && 4096u % r->stride == 0;
+	uint32_t tlp = r->size + e->info.rq_header_bytes;
 
-	*reqs = 0;
-	if (aligned && r->size % mps == 0 && chunk == mps)
-		return r->size / mps;
-	if (aligned && r->size <= mps) {
-		double buf = (double)e->cfg->tx_buffer_bytes / e->link.up_Bpc;
-		double L = (double)(tlp + e->info.tlp_framing_bytes) / e->link.up_Bpc;
-		double room = buf - (e->link.up_t - (double)now);
-		uint64_t n = room > L ? (uint64_t)(room / L) : 1;
-		if (n > r->count)
-			n = r->count;
-		if (n > 64)
-			n = 64;
-		*reqs = n;
-		return n;
-	}
-	return 1;
+	if (r->off || r->size > r->stride || 4096u % r->stride || r->size > e->info.mps)
+		return 0;
+	double buf = (double)e->cfg->tx_buffer_bytes / e->link.up_Bpc;
+	double L = (double)(tlp + e->info.tlp_framing_bytes) / e->link.up_Bpc;
+	double room = buf - (e->link.up_t - (double)now);
+	uint64_t n = room > L ? (uint64_t)(room / L) : 1;
+	if (n > r->count)
+		n = r->count;
+	return n > 64 ? 64 : n;
 }
 
-/* A burst of write TLPs, back to back while the Hard IP takes them. */
+/* k write TLPs of `chunk` payload bytes onto RQ and the link. */
+static void write_tlps(struct ep *e, int64_t now, uint32_t chunk, uint64_t k)
+{
+	uint32_t tlp = chunk + e->info.rq_header_bytes;
+
+	pte_mfb_frames(&e->rq, pte_items(e, tlp), k);
+	pte_link_send(e, now, tlp, k);
+	e->truth.pcie[PTE_RQ].bytes += k * tlp;
+	e->truth.writes += k;
+	e->truth.write_bytes += k * chunk;
+	e->ptc.in.bytes -= k * chunk;
+	e->ptc.consumed_bytes += k * chunk;
+}
+
+#define WRITE_RUNS 16
+
+/* The rest of the head write request (at most WRITE_RUNS runs of equal
+ * TLPs): its TLPs leave together, back to back on the link. */
+static void write_request(struct ep *e, struct req *r, int64_t now)
+{
+	struct cpl_run run[WRITE_RUNS];
+	unsigned n = 0;
+	uint32_t off = r->off, mps = e->info.mps;
+
+	if ((r->addr + off) % mps == 0 && (r->size - off) % mps == 0) {
+		/* full-MPS TLPs only: a 4 KiB boundary never splits one */
+		run[n++] = (struct cpl_run){ mps, (r->size - off) / mps };
+		off = r->size;
+	}
+	while (off < r->size) {
+		uint32_t c = chunk_at(r->addr + off, r->size - off, e->info.mps);
+		if (n && run[n - 1].bytes == c) {
+			run[n - 1].count++;
+		} else {
+			if (n == WRITE_RUNS)
+				break;
+			run[n++] = (struct cpl_run){ c, 1 };
+		}
+		off += c;
+	}
+	for (unsigned i = 0; i < n; i++)
+		write_tlps(e, now, run[i].bytes, run[i].count);
+	r->off = off;
+	if (r->off >= r->size)
+		req_consumed(e, r);
+}
+
+/* A burst of write requests, back to back while the Hard IP takes them:
+ * the TLPs of a request leave at the time of its first one. */
 static void write_burst(struct ep *e, int64_t T0, uint64_t S, struct req *r, int64_t now)
 {
-	struct pte_truth *tr = &e->truth;
-	uint64_t a;
-	uint32_t chunk = tlp_chunk(r, e->info.mps, &a);
-
 	for (unsigned burst = 0; burst < 64; burst++) {
-		uint32_t tlp = chunk + e->info.rq_header_bytes;
-		uint64_t reqs, k = write_tlps(e, r, chunk, now, &reqs);
-		pte_mfb_frames(&e->rq, pte_items(e, tlp), k);
-		pte_link_send(e, now, tlp, k);
-		tr->pcie[PTE_RQ].bytes += k * tlp;
-		tr->writes += k;
-		tr->write_bytes += k * chunk;
-		e->ptc.in.bytes -= k * chunk;
-		e->ptc.consumed_bytes += k * chunk;
-		if (reqs > 1) {
+		uint64_t reqs = single_tlp_requests(e, r, now);
+		if (reqs) {
+			write_tlps(e, now, r->size, reqs);
 			r->count -= reqs - 1;
 			r->addr += (reqs - 1) * r->stride;
 			e->ptc.in.reqs -= reqs - 1;
 			e->ptc.consumed_reqs += reqs - 1;
-			r->off = r->size;
-		} else {
-			r->off += (uint32_t)(k * chunk);
-		}
-		if (r->off >= r->size)
 			req_consumed(e, r);
+		} else {
+			write_request(e, r, now);
+		}
 		r = pte_reqq_head(&e->ptc.in);
 		uint64_t trq = pte_mfb_used(&e->rq);
 		now = T0 + (int64_t)trq;
 		if (!r || !r->write || trq >= S || pte_link_full(e, now))
 			return;
-		chunk = tlp_chunk(r, e->info.mps, &a);
 	}
 }
 
