@@ -625,12 +625,18 @@ static inline void fx_count(struct pte_mfb *a, struct pte_fx *f, uint64_t n)
 	}
 }
 
-static inline void fx_step(struct pte_mfb *a, struct pte_fx *f)
+/* Set the state to the end of effect f. */
+static inline void fx_state(struct pte_mfb *a, const struct pte_fx *f)
 {
-	fx_count(a, f, 1);
 	a->cur = f->cur1;
 	a->cur_r = f->r1;
 	a->cur_in = f->in1;
+}
+
+static inline void fx_step(struct pte_mfb *a, struct pte_fx *f)
+{
+	fx_count(a, f, 1);
+	fx_state(a, f);
 }
 
 /* The effect after f (same length, from f's end state): the slot f
@@ -650,12 +656,90 @@ static struct pte_fx *fx_next(struct pte_mfb *a, struct pte_fx *f)
 	return n;
 }
 
+/* Every effect of list[] has its table entries in this generation: a
+ * fold on the way starts over (the entries of the others are gone); 0
+ * when even an empty table cannot hold them all. */
+static int fx_reserve_all(struct pte_mfb *a, struct pte_fx *const *list, unsigned n)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		uint32_t gen = a->gen;
+		for (unsigned i = 0; i < n; i++)
+			if (list[i]->nw && list[i]->gen != a->gen)
+				fx_reserve(a, list[i]);
+		if (gen == a->gen)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * k frames from the cycle first's last walk found: its effects before the
+ * cycle once, the cycle as often as it fits, the rest of it once more.
+ * 0 when there is none, one of its effects is gone, k is shorter than
+ * prefix and cycle, or the words do not fit.
+ */
+static int fx_cycle(struct pte_mfb *a, struct pte_fx *first, uint64_t k)
+{
+	struct pte_fx *list[PTE_FX_CYC];
+	unsigned j = first->cyc_pre, m = first->cyc_len, n = j + m;
+	uint64_t pre = 0, cyc = 0, part = 0;
+
+	if (!m || k < n)
+		return 0;
+	uint64_t reps = (k - j) / m, rem = (k - j) % m;
+	for (unsigned i = 0; i < n; i++) {
+		list[i] = &a->fx[first->cyc_fx[i]];
+		if (list[i]->age != first->cyc_age[i])
+			return 0;
+		if (i < j)
+			pre += list[i]->words;
+		else
+			cyc += list[i]->words;
+		if (i >= j && i < j + rem)
+			part += list[i]->words;
+	}
+	if (a->placed + pre + reps * cyc + part > a->S || !fx_reserve_all(a, list, n))
+		return 0;
+	for (unsigned i = 0; i < n; i++)
+		fx_count(a, list[i], i < j ? 1 : reps + (i - j < rem));
+	/* the frame state after the last word: of the last effect with words,
+	 * backwards from the end through the cycle (a cycle always finishes a
+	 * word) */
+	unsigned end = rem ? j + (unsigned)rem - 1 : n - 1;
+	for (unsigned d = 0; d < m; d++) {
+		unsigned i = j + (end - j + m - d) % m;
+		if (list[i]->nw) {
+			a->tstate = list[i]->tout;
+			break;
+		}
+	}
+	fx_state(a, list[end]);
+	return 1;
+}
+
+/* What a walk from first found: the effects up to the cycle and the cycle,
+ * for fx_cycle. */
+static void fx_keep_cycle(struct pte_mfb *a, struct pte_fx *first, struct pte_fx *const *path,
+			  unsigned j, unsigned np)
+{
+	first->cyc_len = 0;
+	if (np > PTE_FX_CYC || path[0] != first)
+		return;
+	for (unsigned i = 0; i < np; i++) {
+		first->cyc_fx[i] = (uint16_t)(path[i] - a->fx);
+		first->cyc_age[i] = path[i]->age;
+	}
+	first->cyc_pre = (uint8_t)j;
+	first->cyc_len = (uint8_t)(np - j);
+}
+
 /*
  * Up to k frames through remembered effects, as long as their words fit
  * in the slice; returns the frames placed.  The effects of this walk are
  * pinned in their slots and numbered along path[]: when the next one is on
  * the path already, the state has come back, and the cycle from there is
- * counted as often as the frames and the slice allow.
+ * counted as often as the frames and the slice allow.  The first effect
+ * keeps what the walk found, for the next k frames from it (fx_cycle).
  */
 static uint64_t fx_frames(struct pte_mfb *a, uint32_t items, uint64_t k)
 {
@@ -664,9 +748,11 @@ static uint64_t fx_frames(struct pte_mfb *a, uint32_t items, uint64_t k)
 	unsigned np = 0;
 	int cycled = 0;
 	uint64_t done = 0;
-	struct pte_fx *f = fx_get(a, items);
 
 	a->walk++;
+	struct pte_fx *f = fx_get(a, items), *first = f;
+	if (f && fx_cycle(a, f, k))
+		return k;
 	cw[0] = 0;
 	while (done < k && f && a->placed + f->words <= a->S) {
 		if (!cycled && f->pin == a->walk) {
@@ -675,10 +761,13 @@ static uint64_t fx_frames(struct pte_mfb *a, uint32_t items, uint64_t k)
 			uint64_t reps = (k - done) / m;
 			if (w && reps > (a->S - a->placed) / w)
 				reps = (a->S - a->placed) / w;
-			for (unsigned i = j; i < np && reps; i++)
+			cycled = 1;
+			fx_keep_cycle(a, first, path, j, np);
+			if (!reps || !fx_reserve_all(a, path + j, np - j))
+				continue;
+			for (unsigned i = j; i < np; i++)
 				fx_count(a, path[i], reps);
 			done += reps * m;
-			cycled = 1;
 			continue;
 		}
 		fx_step(a, f);

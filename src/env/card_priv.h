@@ -97,6 +97,21 @@ struct size_cache {
 	uint64_t w, reg, rcw;      /* DOWN words, DOWN regions, RC words */
 };
 
+/* What one read TLP needs: its completions, storage FIFO words (w) and
+ * completion header credits (h). */
+struct tlp_need {
+	uint32_t w, h;
+	unsigned ncr;
+	struct cpl_run cr[4];
+};
+
+/* read_need(): by TLP size and offset in a host completion block. */
+#define NEED_CACHE 64
+struct need_cache {
+	uint32_t chunk, off;       /* chunk 0: empty */
+	struct tlp_need n;
+};
+
 /* The PTC: its input buffer and the resources reads hold. */
 struct ptc {
 	struct reqq in;            /* input buffer */
@@ -111,6 +126,7 @@ struct ptc {
 	struct fq st;              /* storage FIFO contents */
 	struct group_cache gc;
 	struct split_cache ur;
+	struct need_cache need[NEED_CACHE];
 };
 
 /* The storage FIFO emptying towards the DMA ports within a slice. */

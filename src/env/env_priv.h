@@ -113,6 +113,7 @@ struct pte_run {
  * with their count and EOF_POS sum; the state after.  Remembered per
  * builder in PTE_FX_SLOTS slots (2-way sets). */
 #define PTE_FX_SLOTS 256
+#define PTE_FX_CYC 8
 #define PTE_FX_WORDS 3
 
 struct pte_fxw {
@@ -137,6 +138,11 @@ struct pte_fx {
 	uint8_t pidx;              /* ... and its place on that walk's path */
 	uint16_t nxt;              /* slot + 1 of the next frame's effect, */
 	uint64_t nxt_age;          /* valid while that slot has this age */
+	/* frames from here: cyc_pre effects, then a cycle of cyc_len (0:
+	 * none known), each valid while its slot has that age */
+	uint8_t cyc_pre, cyc_len;
+	uint16_t cyc_fx[PTE_FX_CYC];
+	uint64_t cyc_age[PTE_FX_CYC];
 };
 
 /* Frames a walk follows before it looks for the cycle of their states. */

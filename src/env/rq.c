@@ -30,21 +30,26 @@ static uint32_t tlp_chunk(const struct req *r, uint32_t lim, uint64_t *a)
 	return chunk_at(*a, r->size - r->off, lim);
 }
 
-/* What one read TLP needs: its completions, storage FIFO words (w) and
- * completion header credits (h). */
-struct tlp_need {
-	uint32_t w, h;
-	unsigned ncr;
-	struct cpl_run cr[4];
-};
 
-static void read_need(const struct ep *e, uint64_t a, uint32_t chunk, struct tlp_need *n)
+/* It depends only on the TLP's size and its offset in a host completion
+ * block (a multiple of the RCB): remembered by both. */
+static void read_need(struct ep *e, uint64_t a, uint32_t chunk, struct tlp_need *n)
 {
+	uint32_t off = (uint32_t)(a % e->host.cpl_bytes);
+	struct need_cache *c = &e->ptc.need[(off / 4 * 31u + chunk / 4) % NEED_CACHE];
+
+	if (c->chunk == chunk && c->off == off) {
+		*n = c->n;
+		return;
+	}
 	n->ncr = pte_cpl_split(e, a, chunk, n->cr);
 	n->w = 0;
 	for (unsigned i = 0; i < n->ncr; i++)
 		n->w += n->cr[i].count * pte_cdiv32(n->cr[i].bytes, e->geo.rc_word);
 	n->h = pte_cdiv32((a % e->info.rcb) + chunk, e->info.rcb);
+	c->chunk = chunk;
+	c->off = off;
+	c->n = *n;
 }
 
 /* The head request has gone out to its end: one request of its run is
@@ -231,7 +236,7 @@ static int uniform_read(struct ep *e, const struct req *r, struct split_cache *o
  * completion header credits (so that a group always fits eventually).
  * The first TLP's needs are given.
  */
-static void group_need_calc(const struct ep *e, const struct req *r, const struct tlp_need *first,
+static void group_need_calc(struct ep *e, const struct req *r, const struct tlp_need *first,
 			    struct group_cache *g)
 {
 	unsigned G = e->cfg->ptc_read_group;
@@ -270,6 +275,10 @@ static const struct group_cache *group_need(struct ep *e, const struct req *r,
 					    const struct tlp_need *first)
 {
 	struct group_cache *g = &e->ptc.gc;
+	/* the same head as last time: the same answer */
+	if (g->valid && g->addr == r->addr && g->count == r->count && g->off == r->off &&
+	    g->size == r->size && g->stride == r->stride)
+		return g;
 	/* requests that split alike: with more of them left than a group
 	 * takes, the answer depends on the offset alone */
 	int uni = splits_alike(e, r) && r->count > e->cfg->ptc_read_group;
@@ -389,27 +398,26 @@ static uint64_t read_uniform(struct ep *e, struct req *r, struct ent *x, uint64_
 	return tlps;
 }
 
-/* One TLP's completions join the group's runs; 0 when that would take
- * more runs than a group holds. */
+/* One TLP's completions join the group's runs; 0 (and nothing joins)
+ * when that would take more runs than a group holds. */
 static int merge_runs(struct ent *x, const struct tlp_need *n)
 {
-	struct cpl_run mr[MAX_RUNS_PER_ENT];
-	unsigned nm = x->nrun;
+	unsigned at[4], nm = x->nrun;
 
-	memcpy(mr, x->run, sizeof(mr));
 	for (unsigned i = 0; i < n->ncr; i++) {
 		unsigned j;
 		for (j = 0; j < nm; j++)
-			if (mr[j].bytes == n->cr[i].bytes)
+			if (x->run[j].bytes == n->cr[i].bytes)
 				break;
 		if (j == nm) {
 			if (nm == MAX_RUNS_PER_ENT)
 				return 0;
-			mr[nm++] = (struct cpl_run){ n->cr[i].bytes, 0 };
+			x->run[nm++] = (struct cpl_run){ n->cr[i].bytes, 0 }; /* dropped below on failure */
 		}
-		mr[j].count += n->cr[i].count;
+		at[i] = j;
 	}
-	memcpy(x->run, mr, sizeof(mr));
+	for (unsigned i = 0; i < n->ncr; i++)
+		x->run[at[i]].count += n->cr[i].count;
 	x->nrun = (uint8_t)nm;
 	return 1;
 }
