@@ -645,6 +645,16 @@ static int prepare_readings(struct session *s, int argc, char **argv, char *msg,
 	return 0;
 }
 
+/* A long run on the simulated card shows how far it got (terminal only). */
+static void show_progress(void *arg, double done, double total)
+{
+	(void)arg;
+	if (done < total)
+		fprintf(stderr, "\rsimulating %.2f of %.2f s ", done, total);
+	else
+		fputs("\r\033[K", stderr);
+}
+
 int main(int argc, char **argv)
 {
 	struct session s;
@@ -661,6 +671,8 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	install_handlers();
+	if (isatty(STDERR_FILENO))
+		pte_progress_default(show_progress, NULL, 2.0);
 
 	if (open_component(&s, &bus, msg, sizeof(msg)) < 0)
 		goto out;

@@ -34,6 +34,19 @@ int pte_card_run(struct pte_card *c, double seconds);
 /* Simulated time since power-up, in seconds. */
 double pte_card_now(const struct pte_card *c);
 
+/*
+ * Progress of long runs.  A pte_card_run that is expected to take longer
+ * than min_wall seconds of wall-clock time (estimated from how fast it
+ * goes) calls fn with the simulated seconds done and asked for, about five
+ * times a second, and once more at its end with done == total; a shorter
+ * run never calls it.  fn must not call back into the card.  NULL: none.
+ */
+typedef void (*pte_progress_fn)(void *arg, double done, double total);
+void pte_card_set_progress(struct pte_card *c, pte_progress_fn fn, void *arg, double min_wall);
+/* The same for every card opened after this call (as the sim bus device
+ * opens its card itself). */
+void pte_progress_default(pte_progress_fn fn, void *arg, double min_wall);
+
 /* MI access while the whole card keeps running (each access costs its MI
  * clock cycles of simulated time and the host's access time).  Each
  * returns 0, or the card's error (see pte_card_run); the value read is

@@ -33,13 +33,13 @@ int pte_mfb_init(struct pte_mfb *a, unsigned regions, unsigned items, uint64_t m
 	a->R = regions;
 	a->N = items;
 	a->cap = (unsigned)max_slice + 2 * PTE_MAXPAT + 8;
-	a->run = calloc(a->cap, sizeof(*a->run));
-	a->pat = calloc(a->cap, sizeof(*a->pat));
-	a->fx = calloc(PTE_FX_SLOTS, sizeof(*a->fx));
+	a->run = pte_calloc(a->cap, sizeof(*a->run));
+	a->pat = pte_calloc(a->cap, sizeof(*a->pat));
+	a->fx = pte_calloc(PTE_FX_SLOTS, sizeof(*a->fx));
 	a->gen = 1;
 	a->carry_cap = a->spare_cap = 16;
-	a->carry = calloc(a->carry_cap, sizeof(*a->carry));
-	a->spare = calloc(a->spare_cap, sizeof(*a->spare));
+	a->carry = pte_calloc(a->carry_cap, sizeof(*a->carry));
+	a->spare = pte_calloc(a->spare_cap, sizeof(*a->spare));
 	if (!a->run || !a->pat || !a->carry || !a->spare || !a->fx) {
 		pte_mfb_fini(a);
 		return -ENOMEM;
@@ -330,7 +330,7 @@ static void put(struct pte_mfb *a, const struct pte_pat *p, int in, int out, uin
 		} else {
 			if (a->ncarry == a->carry_cap) {
 				unsigned nc = a->carry_cap ? 2 * a->carry_cap : 16;
-				struct pte_patent *n2 = realloc(a->carry, nc * sizeof(*n2));
+				struct pte_patent *n2 = pte_realloc(a->carry, nc * sizeof(*n2));
 				if (!n2) {
 					a->err = -ENOMEM;
 					a->placed += n;

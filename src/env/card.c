@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "env/card_priv.h"
 
@@ -201,6 +202,66 @@ static int advance_to(struct pte_card *c, uint64_t target)
 	return c->err;
 }
 
+/* ---- progress --------------------------------------------------------------- */
+
+#define PROGRESS_EMISSIONS 32    /* emissions between two looks at the clock */
+#define PROGRESS_EVERY 0.2       /* wall seconds between two calls */
+
+static pte_progress_fn default_progress;
+static void *default_progress_arg;
+static double default_progress_min;
+
+void pte_card_set_progress(struct pte_card *c, pte_progress_fn fn, void *arg, double min_wall)
+{
+	c->progress = fn;
+	c->progress_arg = arg;
+	c->progress_min = min_wall;
+}
+
+void pte_progress_default(pte_progress_fn fn, void *arg, double min_wall)
+{
+	default_progress = fn;
+	default_progress_arg = arg;
+	default_progress_min = min_wall;
+}
+
+static double wall_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* A run towards PCIe cycle `target`, in stretches of whole emissions (so
+ * that the model gets the same batches as without them), telling the
+ * progress callback once the run looks long. */
+static int run_with_progress(struct pte_card *c, uint64_t target)
+{
+	uint64_t from = c->pcie_done, span = target - from;
+	uint64_t stretch = PROGRESS_EMISSIONS * (uint64_t)c->em_max * c->slice;
+	double total = (double)span / ((double)c->pcie_khz * 1e3);
+	double t0 = wall_now(), last = -1.0;
+	int shown = 0;
+
+	while (!c->err && c->pcie_done < target) {
+		uint64_t step = target - c->pcie_done;
+		if (step > stretch)
+			step = stretch;
+		if (advance_to(c, c->pcie_done + step))
+			break;
+		double now = wall_now(), frac = (double)(c->pcie_done - from) / (double)span;
+		if (!shown && (now - t0) / frac > c->progress_min)
+			shown = 1;
+		if (shown && c->pcie_done < target && now - last >= PROGRESS_EVERY) {
+			c->progress(c->progress_arg, frac * total, total);
+			last = now;
+		}
+	}
+	if (shown)
+		c->progress(c->progress_arg, total, total);
+	return c->err;
+}
+
 int pte_card_run(struct pte_card *c, double seconds)
 {
 	if (!(seconds >= 0) || !isfinite(seconds))
@@ -208,6 +269,8 @@ int pte_card_run(struct pte_card *c, double seconds)
 	if (c->err)
 		return c->err;
 	uint64_t n = (uint64_t)llround(seconds * (double)c->pcie_khz * 1e3);
+	if (c->progress && n > PROGRESS_EMISSIONS * (uint64_t)c->em_max * c->slice)
+		return run_with_progress(c, c->pcie_done + n);
 	return advance_to(c, c->pcie_done + n);
 }
 
@@ -515,7 +578,7 @@ static int power_up(struct pte_card *c)
 
 int pte_card_open(const char *spec, struct pte_card **out, char *msg, size_t msglen)
 {
-	struct pte_card *c = calloc(1, sizeof(*c));
+	struct pte_card *c = pte_calloc(1, sizeof(*c));
 	int rc;
 
 	*out = NULL;
@@ -541,10 +604,12 @@ int pte_card_open(const char *spec, struct pte_card **out, char *msg, size_t msg
 	if (c->slice < 16)
 		c->slice = 16;
 	c->em_max = emission_slices(c);
+	/* the default progress callback, after the warm-up below */
 	for (unsigned i = 0; i < c->neps && !rc; i++)
 		rc = ep_init(c, &c->ep[i], i);
 	if (!rc)
 		rc = power_up(c);
+	pte_card_set_progress(c, default_progress, default_progress_arg, default_progress_min);
 	if (rc) {
 		snprintf(msg, msglen, "simulated card: %s", strerror(-rc));
 		pte_card_free(c);

@@ -194,6 +194,10 @@ struct pte_card {
 	uint64_t batches;
 	unsigned rot;
 	int err;                   /* first failure, kept */
+	/* progress of a long pte_card_run */
+	pte_progress_fn progress;
+	void *progress_arg;
+	double progress_min;       /* wall seconds a run must be expected to take */
 	struct ep ep[PTM_MAX_ENDPOINTS];
 	struct ptm_bus_in dbus[2 * PTM_MAX_ENDPOINTS * PTM_MAX_DMA_PORTS];
 };

@@ -16,6 +16,16 @@
 #include "pcie_telemetry/env.h"
 #include "pcie_telemetry/model.h"
 
+/* ---- allocation ---------------------------------------------------- */
+
+/* calloc and realloc for the card's state (alloc.c). */
+void *pte_calloc(size_t n, size_t size);
+void *pte_realloc(void *p, size_t size);
+/* For the tests: after n more allocations, every later one fails (n < 0:
+ * no limit, the default); how many there have been. */
+void pte_alloc_fail_after(long n);
+unsigned long pte_alloc_count(void);
+
 /* ---- scenario ------------------------------------------------------ */
 
 #define PTE_DIST_MAX 16

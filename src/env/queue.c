@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "env/env_priv.h"
 #include "env/queue.h"
 
 /*
@@ -15,7 +16,7 @@
 static int ring_grow(void **buf, unsigned *cap, unsigned *head, unsigned n, size_t size)
 {
 	unsigned nc = *cap * 2, first = *cap - *head < n ? *cap - *head : n;
-	char *nb = calloc(nc, size);
+	char *nb = pte_calloc(nc, size);
 
 	if (!nb)
 		return -ENOMEM;
@@ -32,7 +33,7 @@ static int ring_grow(void **buf, unsigned *cap, unsigned *head, unsigned n, size
 static int ring_init(void **buf, unsigned *cap, unsigned want, size_t size)
 {
 	*cap = want ? want : 1;
-	*buf = calloc(*cap, size);
+	*buf = pte_calloc(*cap, size);
 	return *buf ? 0 : -ENOMEM;
 }
 
@@ -166,9 +167,9 @@ int pte_evq_push(struct evq *q, int64_t t, uint32_t tags, uint32_t cplh)
 int pte_ents_init(struct ents *s, unsigned cap)
 {
 	memset(s, 0, sizeof(*s));
-	s->pool = calloc(cap, sizeof(*s->pool));
-	s->freel = calloc(cap, sizeof(*s->freel));
-	s->heap = calloc(cap, sizeof(*s->heap));
+	s->pool = pte_calloc(cap, sizeof(*s->pool));
+	s->freel = pte_calloc(cap, sizeof(*s->freel));
+	s->heap = pte_calloc(cap, sizeof(*s->heap));
 	if (!s->pool || !s->freel || !s->heap)
 		return -ENOMEM;
 	s->cap = cap;
