@@ -6,6 +6,7 @@
  * rq.c     PTC requests -> RQ TLPs       host.c   host latency, RC stream
  * link.c   the PCIe link                 emit.c   runs -> model batches
  * card.c   the slice engine and the public API (env.h)
+ * (the word builders, scenarios and allocation: env_priv.h)
  *
  * Every function that can fail returns 0 or a negative errno (-ENOMEM);
  * the slice engine passes it up to pte_card_run and keeps it: a card that

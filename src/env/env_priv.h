@@ -2,8 +2,12 @@
  * pcie-telemetry: private structures of the simulated card (src/env).
  *
  * scenario.c  scenario files, presets, validation
- * agg.c       per-bus word builders: realistic MFB/MVB framing of one time
- *             slice, folded into a few runs of identical cycles
+ * frames.c    MFB word builder: frames into words, each frame's effect
+ *             remembered
+ * agg.c       MFB word builder: the words of a slice, folded into a few
+ *             runs of identical cycles
+ * mvb.c       MVB word builder
+ * alloc.c     allocation, with a failure hook for the tests
  * The card itself (DMA ports, PTC, link, host, the slice engine) is in the
  * rooms listed in card_priv.h.
  */
@@ -119,7 +123,7 @@ struct pte_run {
 #define PTE_MAXPAT 64
 
 /* What one frame of a length does from one state of the word under
- * construction (agg.c, "memoized frames"): the words it finishes, by key,
+ * construction (frames.c, "memoized frames"): the words it finishes, by key,
  * with their count and EOF_POS sum; the state after.  Remembered per
  * builder in PTE_FX_SLOTS slots (2-way sets). */
 #define PTE_FX_SLOTS 256
