@@ -414,9 +414,14 @@ void pte_mfb_end(struct pte_mfb *a)
 
 void pte_mfb_apply(const struct pte_mfb *a, const struct pte_run *r, struct ptm_bus_in *b)
 {
-	unsigned R = a->R;
+	pte_mfb_apply_pat(a->R, a->pat, r, b);
+}
+
+void pte_mfb_apply_pat(unsigned R, const struct pte_pat *pat, const struct pte_run *r,
+		       struct ptm_bus_in *b)
+{
 	if (r->kind == PTE_RUN_MOVE) {
-		const struct pte_pat *p = &a->pat[r->idx];
+		const struct pte_pat *p = &pat[r->idx];
 		b->sof = p->sof;
 		b->eof = p->eof;
 		for (unsigned i = 0; i < R; i++)

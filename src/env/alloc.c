@@ -2,31 +2,34 @@
  * pcie-telemetry: the simulated card's allocations, with a hook that makes
  * them fail for the tests of the -ENOMEM paths (env_priv.h).
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "env/env_priv.h"
 
-static long fail_after = -1; /* successful allocations left, < 0: no limit */
-static unsigned long count;
+/* endpoint threads allocate too */
+static _Atomic long fail_after = -1; /* successful allocations left, < 0: no limit */
+static _Atomic unsigned long count;
 
 void pte_alloc_fail_after(long n)
 {
-	fail_after = n;
+	atomic_store(&fail_after, n);
 }
 
 unsigned long pte_alloc_count(void)
 {
-	return count;
+	return atomic_load(&count);
 }
 
 /* 1 when this allocation may go ahead. */
 static int allowed(void)
 {
-	if (fail_after == 0)
+	long n = atomic_load(&fail_after);
+	while (n > 0 && !atomic_compare_exchange_weak(&fail_after, &n, n - 1))
+		;
+	if (n == 0)
 		return 0;
-	if (fail_after > 0)
-		fail_after--;
-	count++;
+	atomic_fetch_add(&count, 1);
 	return 1;
 }
 

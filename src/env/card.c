@@ -1,15 +1,7 @@
 /*
- * pcie-telemetry: the simulated NDK card: the slice engine and the public
- * API (env.h).  The rooms it drives are listed in card_priv.h.
- *
- * The card advances in time slices (at most half of DRAIN_PERIOD: the cost
- * of the card is per slice and per run, so a longer slice is cheaper; a
- * whole period makes the PTC's input buffer too coarse for rx-line-rate).
- * Inside a slice the PCIe side is scheduled frame by frame in PCIe cycles
- * (RQ and RC interleaved in time order, so that a tag released by a
- * completion is seen by the request that waited for it), the DMA side per
- * slice.  The word builders (agg.c) turn each bus into a few runs of
- * identical cycles and the model gets one batch per run (emit.c).
+ * pcie-telemetry: the simulated NDK card: the public API (env.h), opening
+ * the card, host accesses on the MI bus, progress.  The slice engine is in
+ * engine.c; the rooms it drives are listed in card_priv.h.
  */
 #include <errno.h>
 #include <math.h>
@@ -17,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "env/card_priv.h"
 
@@ -24,182 +17,12 @@
 #define PTE_SLICE_MAX 2048
 #endif
 
-/* ---- one slice ------------------------------------------------------------ */
-
-/* The word builders keep their first failure; the slice's is theirs. */
-static int builders_err(const struct ep *e, unsigned nports)
-{
-	int rc = e->rq.err ? e->rq.err : e->rc.err;
-	for (unsigned p = 0; p < nports && !rc; p++)
-		rc = e->port[p].up.err ? e->port[p].up.err : e->port[p].down.err;
-	return rc;
-}
-
-/* RQ and RC of one endpoint in time order: whichever is behind goes next. */
-static int pcie_steps(struct ep *e, int64_t T0, uint64_t S)
-{
-	int rc = 0;
-
-	while (!rc) {
-		uint64_t trq = pte_mfb_used(&e->rq), trc = pte_mfb_used(&e->rc);
-		int rq_more = trq < S, rc_more = trc < S;
-		if (!rq_more && !rc_more)
-			break;
-		if (rc_more && (!rq_more || trc <= trq))
-			rc = pte_rc_step(e, T0, S, rq_more);
-		else
-			rc = pte_rq_step(e, T0, S);
-	}
-	return rc ? rc : pte_apply_releases(e, T0 + (int64_t)S - 1, T0);
-}
-
-/* The slice's figures into the ground truth. */
-static void pcie_truth(struct ep *e, uint64_t S, uint64_t w_rq, uint64_t w_rc)
-{
-	struct pte_truth *tr = &e->truth;
-
-	tr->pcie[PTE_RQ].words += e->rq.t_words - w_rq;
-	tr->pcie[PTE_RC].words += e->rc.t_words - w_rc;
-	tr->pcie[PTE_RQ].stall += e->rq.stall;
-	tr->pcie[PTE_RC].stall += e->rc.stall;
-	pte_lvl_close(&e->tagl, S, tr->tags_band);
-	tr->tags_in_use_sum += e->tagl.used_area;
-	pte_lvl_close(&e->stl, S, tr->stfifo_band);
-	pte_brake_close(e, S);
-	if (e->tagl.min < tr->tags_free_min)
-		tr->tags_free_min = e->tagl.min;
-	if (e->stl.min < tr->stfifo_free_min)
-		tr->stfifo_free_min = e->stl.min;
-	tr->pcie_cycles += S;
-}
-
-static int pcie_slice(struct pte_card *c, struct ep *e, uint64_t S, uint64_t d_next)
-{
-	int64_t T0 = (int64_t)c->pcie_done;
-	int rc = 0;
-
-	pte_push_begin(e, S, d_next);
-	pte_mfb_begin(&e->rq, S);
-	pte_mfb_begin(&e->rc, S);
-	pte_lvl_begin(&e->tagl);
-	pte_lvl_begin(&e->stl);
-	e->ptc.consumed_reqs = e->ptc.consumed_bytes = 0;
-	if (e->info.link_up)
-		rc = pcie_steps(e, T0, S);
-	if (!rc)
-		rc = pte_push_progress(e, S);
-	if (rc)
-		return rc;
-	pte_push_end(e, S);
-	uint64_t w0 = e->rq.t_words, w1 = e->rc.t_words;
-	pte_mfb_close(&e->rq);
-	pte_mfb_close(&e->rc);
-	pcie_truth(e, S, w0, w1);
-	return 0;
-}
-
-/* The DMA side of an endpoint for d DMA cycles: requests, DOWN, UP. */
-static void dma_slice(struct pte_card *c, struct ep *e, uint64_t d, double sec)
-{
-	if (!e->info.link_up) {
-		for (unsigned p = 0; p < c->nports; p++)
-			pte_dma_quiet_slice(&e->port[p], d);
-		return;
-	}
-	const struct pte_ep_cfg *cfg = e->cfg;
-	struct ptc *p = &e->ptc;
-	uint64_t room_r = p->in.reqs < cfg->ptc_requests ? cfg->ptc_requests - p->in.reqs : 0;
-	uint64_t room_b = p->in.bytes < cfg->ptc_data_bytes ? cfg->ptc_data_bytes - p->in.bytes : 0;
-	/* what the RQ took in the last slice is taken again in this one: the
-	 * UP bus and the RQ run at the same time */
-	room_r += p->consumed_reqs;
-	room_b += p->consumed_bytes;
-	for (unsigned k = 0; k < c->nports; k++) {
-		unsigned i = (k + c->rot) % c->nports;
-		pte_dma_generate(e, i, sec, d);
-		pte_dma_down_slice(e, &e->port[i], d);
-		pte_dma_up_slice(e, &e->port[i], d, &room_r, &room_b);
-	}
-}
-
-/* One slice of S PCIe cycles of every endpoint (no model call). */
-static int run_slice(struct pte_card *c, uint64_t S)
-{
-	uint64_t tend = c->pcie_done + S;
-	uint64_t dt = (uint64_t)((unsigned __int128)tend * c->dma_khz / c->pcie_khz);
-	uint64_t d = dt > c->dma_done ? dt - c->dma_done : 0;
-	uint64_t d_next = (uint64_t)((double)c->slice * (double)c->dma_khz / (double)c->pcie_khz);
-	double sec = (double)S / ((double)c->pcie_khz * 1e3);
-
-	for (unsigned i = 0; i < c->neps; i++) {
-		struct ep *e = &c->ep[i];
-		if (d) {
-			dma_slice(c, e, d, sec);
-			e->truth.dma_cycles += d;
-		}
-		int rc = pcie_slice(c, e, S, d_next ? d_next : 1);
-		if (!rc)
-			rc = builders_err(e, c->nports);
-		if (rc)
-			return rc;
-	}
-	c->rot++;
-	c->dma_done += d;
-	c->pcie_done = tend;
-	c->em_pcie += S;
-	c->em_dma += d;
-	return 0;
-}
-
-/* The model gets the slices run since the last emission: every domain up
- * to the time of the last slice. */
-static void emit(struct pte_card *c)
-{
-	for (unsigned i = 0; i < c->neps; i++) {
-		struct ep *e = &c->ep[i];
-		pte_mfb_runs(&e->rq);
-		pte_mfb_runs(&e->rc);
-		pte_lvl_runs(&e->tagl);
-		pte_lvl_runs(&e->stl);
-		pte_brake_runs(e, c->em_pcie);
-		pte_emit_pcie(c, e, c->em_pcie);
-	}
-	if (c->em_dma) {
-		for (unsigned i = 0; i < c->neps; i++)
-			for (unsigned p = 0; p < c->nports; p++) {
-				struct port *pt = &c->ep[i].port[p];
-				pte_mfb_runs(&pt->up);
-				pte_mvb_runs(&pt->upv);
-				pte_mfb_runs(&pt->down);
-				pte_mvb_runs(&pt->downv);
-			}
-		pte_emit_dma(c, c->em_dma);
-	}
-	uint64_t mt = (uint64_t)((unsigned __int128)c->pcie_done * c->mi_khz / c->pcie_khz);
-	if (mt > c->mi_done) {
-		ptm_mi_idle_edges(c->m, 0, mt - c->mi_done);
-		c->batches++;
-		c->mi_done = mt;
-	}
-	c->em_pcie = c->em_dma = 0;
-	c->em_slices = 0;
-}
-
 /* ---- time ----------------------------------------------------------------- */
 
-/* Run slices up to PCIe cycle `target`, the model an emission (a drain
- * period) behind, and up to it at the end; a failure is kept in c->err. */
+/* Run every domain up to PCIe cycle `target`; a failure is kept in c->err. */
 static int advance_to(struct pte_card *c, uint64_t target)
 {
-	while (!c->err && c->pcie_done < target) {
-		uint64_t S = target - c->pcie_done;
-		if (S > c->slice)
-			S = c->slice;
-		c->err = run_slice(c, S);
-		if (!c->err && (++c->em_slices == c->em_max || c->pcie_done == target))
-			emit(c);
-	}
-	return c->err;
+	return c->err ? c->err : pte_engine_advance(c, target);
 }
 
 /* ---- progress --------------------------------------------------------------- */
@@ -376,6 +199,11 @@ ptm_model *pte_card_model(struct pte_card *c)
 	return c->m;
 }
 
+int pte_card_set_threads(struct pte_card *c, int on)
+{
+	return pte_engine_threads(c, on);
+}
+
 uint64_t pte_card_batches(const struct pte_card *c)
 {
 	return c->batches;
@@ -392,7 +220,7 @@ static unsigned emission_slices(const struct pte_card *c)
 	uint64_t e_dma = dp * c->pcie_khz / (c->dma_khz ? c->dma_khz : 1);
 	uint64_t e = dp < e_dma ? dp : e_dma;
 	uint64_t n = e / c->slice;
-	return n ? (unsigned)n : 1;
+	return n < 1 ? 1 : n > PTE_EM_MAX ? PTE_EM_MAX : (unsigned)n;
 }
 
 static unsigned code_of(unsigned bytes)
@@ -552,6 +380,12 @@ void pte_card_free(struct pte_card *c)
 {
 	if (!c)
 		return;
+	pte_engine_stop(c);
+	if (c->snaps)
+		for (unsigned j = 0; j < PTE_JOBS; j++)
+			for (unsigned e = 0; e < PTM_MAX_ENDPOINTS; e++)
+				pte_snap_free(&c->snaps[j][e]);
+	free(c->snaps);
 	for (unsigned i = 0; i < PTM_MAX_ENDPOINTS; i++)
 		ep_fini(&c->ep[i]);
 	ptm_model_free(c->m);
@@ -605,11 +439,16 @@ int pte_card_open(const char *spec, struct pte_card **out, char *msg, size_t msg
 		c->slice = 16;
 	c->em_max = emission_slices(c);
 	/* the default progress callback, after the warm-up below */
+	c->snaps = pte_calloc(PTE_JOBS, sizeof(*c->snaps));
+	if (!c->snaps)
+		rc = -ENOMEM;
 	for (unsigned i = 0; i < c->neps && !rc; i++)
 		rc = ep_init(c, &c->ep[i], i);
 	if (!rc)
 		rc = power_up(c);
 	pte_card_set_progress(c, default_progress, default_progress_arg, default_progress_min);
+	if (!rc && c->neps > 1 && sysconf(_SC_NPROCESSORS_ONLN) > 1)
+		pte_engine_threads(c, 1); /* without them if they cannot start */
 	if (rc) {
 		snprintf(msg, msglen, "simulated card: %s", strerror(-rc));
 		pte_card_free(c);

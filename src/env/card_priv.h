@@ -15,6 +15,7 @@
 #ifndef PT_ENV_CARD_PRIV_H
 #define PT_ENV_CARD_PRIV_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -182,6 +183,68 @@ struct ep {
 	struct pte_truth truth;
 };
 
+/* ---- jobs: the slices of one emission (engine.c) ------------------------------ */
+
+/* Slices per emission at most (a drain period of 32768 cycles in slices of
+ * 2048). */
+#define PTE_EM_MAX 16
+/* Emissions planned ahead of the model at most. */
+#define PTE_JOBS 8
+
+/* One slice, the same for every endpoint. */
+struct pte_slice {
+	uint64_t T0, S, d, d_next; /* start and PCIe cycles; DMA cycles; of the next slice */
+	double sec;
+	unsigned rot;              /* which DMA port goes first */
+};
+
+struct pte_job {
+	unsigned n;
+	struct pte_slice sl[PTE_EM_MAX];
+	uint64_t S, d;             /* PCIe and DMA cycles in all */
+	uint64_t mi_to;            /* the MI domain follows up to this edge */
+};
+
+/* A signal of an endpoint in a snapshot; its runs (and an MFB signal's
+ * patterns) are in the snapshot's arena. */
+enum pte_sig_kind { PTE_SIG_MFB, PTE_SIG_MVB, PTE_SIG_BRAKE_UP, PTE_SIG_BRAKE_DOWN, PTE_SIG_TAGS,
+		    PTE_SIG_STFIFO };
+
+struct pte_snap_sig {
+	uint8_t kind, R;
+	uint16_t bus;              /* PCIe: 0 RQ, 1 RC; DMA: 2p UP, 2p+1 DOWN of port p */
+	unsigned n;
+	size_t run, pat;           /* offsets in the arena */
+};
+
+/* What the model gets from one endpoint for one emission: the PCIe
+ * signals (RQ, RC, BRAKE 0-3, BRAKE 4-5, free tags, free storage FIFO
+ * words), then per DMA port UP MFB, UP MVB, DOWN MFB, DOWN MVB. */
+struct pte_snap {
+	int err;                   /* the endpoint failed in this emission */
+	uint64_t S, d;
+	unsigned nsig;
+	struct pte_snap_sig sig[6 + 4 * PTM_MAX_DMA_PORTS];
+	unsigned char *arena;
+	size_t used, cap;
+};
+
+/* Endpoints on threads of their own: one per endpoint; the model stays on
+ * the caller's thread. */
+struct pte_workers {
+	unsigned n;                /* threads, 0 = none */
+	pthread_t th[PTM_MAX_ENDPOINTS];
+	pthread_mutex_t mu;
+	pthread_cond_t work, done;
+	uint64_t published;        /* jobs the endpoints may run */
+	uint64_t finished[PTM_MAX_ENDPOINTS];
+	int stop;
+	struct pte_worker_arg {
+		struct pte_card *c;
+		unsigned e;
+	} arg[PTM_MAX_ENDPOINTS];
+};
+
 struct pte_card {
 	struct pte_scenario sc;
 	ptm_model *m;
@@ -189,9 +252,14 @@ struct pte_card {
 	uint64_t pcie_khz, dma_khz, mi_khz;
 	uint64_t slice;
 	uint64_t pcie_done, dma_done, mi_done;
-	/* slices run since the model's last emission: PCIe and DMA cycles */
-	uint64_t em_pcie, em_dma;
-	unsigned em_slices, em_max;
+	unsigned em_max;           /* slices per emission */
+	/* emissions: planned (pcie_done and dma_done are their end), and
+	 * given to the model; job j in jobs[j % PTE_JOBS], its snapshots in
+	 * snaps[j % PTE_JOBS][endpoint] */
+	uint64_t planned, collected;
+	struct pte_job jobs[PTE_JOBS];
+	struct pte_snap (*snaps)[PTM_MAX_ENDPOINTS];
+	struct pte_workers w;
 	uint64_t batches;
 	unsigned rot;
 	int err;                   /* first failure, kept */
@@ -280,7 +348,22 @@ int pte_link_full(const struct ep *e, int64_t now);
 
 /* ---- feeding the model (emit.c) ---------------------------------------------------- */
 
-void pte_emit_pcie(struct pte_card *c, struct ep *e, uint64_t S);
-void pte_emit_dma(struct pte_card *c, uint64_t d);
+/* Copy the runs of an endpoint's emission (S PCIe and d DMA cycles, the
+ * DMA signals only when d) into a snapshot.  0 or -ENOMEM. */
+int pte_snap_take(struct pte_snap *s, const struct ep *e, unsigned nports, uint64_t S, uint64_t d);
+void pte_snap_free(struct pte_snap *s);
+/* The model gets one emission of every endpoint (snap[endpoint]). */
+void pte_emit(struct pte_card *c, struct pte_snap *const *snap);
+
+/* ---- the slice engine (engine.c) -------------------------------------------------- */
+
+/* Run every endpoint and the model up to PCIe cycle target (the model a
+ * few emissions behind the endpoints, up to them at the end).  The first
+ * failure is kept in c->err and returned. */
+int pte_engine_advance(struct pte_card *c, uint64_t target);
+/* Endpoint threads on (1) or off (0); the card must be idle.  0 or a
+ * negative errno (threads could not be started). */
+int pte_engine_threads(struct pte_card *c, int on);
+void pte_engine_stop(struct pte_card *c);
 
 #endif

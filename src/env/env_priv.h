@@ -242,6 +242,9 @@ void pte_mfb_runs(struct pte_mfb *a);
 /* Close the slice and build the runs. */
 void pte_mfb_end(struct pte_mfb *a);
 void pte_mfb_apply(const struct pte_mfb *a, const struct pte_run *r, struct ptm_bus_in *b);
+/* The same from a copy of the runs' patterns (R regions). */
+void pte_mfb_apply_pat(unsigned R, const struct pte_pat *pat, const struct pte_run *r,
+		       struct ptm_bus_in *b);
 
 /* MVB builder: up to R items per word. */
 struct pte_mvb {

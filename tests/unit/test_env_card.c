@@ -265,6 +265,40 @@ static void test_progress(void **state)
 	assert_memory_equal(c0, c2, sizeof(c0));
 }
 
+/* Endpoints on their own threads: the same truth and counters, whatever
+ * the threads did meanwhile, with MI accesses in between. */
+static void test_threads_same_numbers(void **state)
+{
+	(void)state;
+	static uint32_t cnt[2][2048];
+	struct pte_truth t[2][2];
+	for (int on = 0; on < 2; on++) {
+		struct pte_card *c;
+		char msg[256];
+		assert_int_equal(pte_card_open("two-endpoints", &c, msg, sizeof(msg)), 0);
+		assert_int_equal(pte_card_set_threads(c, on), 0);
+		for (int i = 0; i < 3; i++) {
+			assert_int_equal(pte_card_run(c, 0.001), 0);
+			(void)reg(c, 0x24);
+		}
+		/* off and on again in the middle */
+		assert_int_equal(pte_card_set_threads(c, !on), 0);
+		assert_int_equal(pte_card_run(c, 0.0005), 0);
+		assert_int_equal(pte_card_set_threads(c, on), 0);
+		assert_int_equal(pte_card_run(c, 0.001), 0);
+		for (unsigned e = 0; e < 2; e++)
+			assert_int_equal(pte_card_truth(c, e, &t[on][e]), 0);
+		assert_int_equal(pte_card_mi_write(c, 0x20, 1), 0);
+		while (reg(c, 0x24) & 1)
+			;
+		assert_int_equal(pte_card_mi_read_block(c, 0x8000, cnt[on], 2048), 0);
+		pte_card_free(c);
+	}
+	for (unsigned e = 0; e < 2; e++)
+		assert_memory_equal(&t[0][e], &t[1][e], sizeof(t[0][e]));
+	assert_memory_equal(cnt[0], cnt[1], sizeof(cnt[0]));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -277,6 +311,7 @@ int main(void)
 		cmocka_unit_test(test_run_out_of_memory),
 		cmocka_unit_test(test_mi_access),
 		cmocka_unit_test(test_progress),
+		cmocka_unit_test(test_threads_same_numbers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
