@@ -371,12 +371,7 @@ void pte_mfb_begin(struct pte_mfb *a, uint64_t S)
 
 void pte_mfb_stall(struct pte_mfb *a, uint64_t n)
 {
-	uint64_t room = a->placed < a->S ? a->S - a->placed : 0;
-	uint64_t k = n < room ? n : room;
-	a->stall += k;
-	a->carry_stall += n - k;
-	a->placed += n;
-	a->t_stall += n;
+	pte_stall_into(n, a->S, &a->placed, &a->stall, &a->carry_stall, &a->t_stall);
 }
 
 void pte_mfb_idle(struct pte_mfb *a, uint64_t n)

@@ -109,6 +109,18 @@ void pte_dma_generate(struct ep *e, unsigned p, double sec, uint64_t d)
 	gen_kind(pt, p, 1, pc->write_gbps, &pc->write_size, pc->align, sec, tr, tb);
 }
 
+/* The end of a bus's slice, its words and stalls into the ground truth. */
+static void close_bus(struct pte_bus_truth *tr, struct pte_mfb *m, struct pte_mvb *v)
+{
+	uint64_t w0 = m->t_words;
+
+	pte_mfb_close(m);
+	pte_mvb_close(v);
+	tr->words += m->t_words - w0;
+	tr->stall += m->stall;
+	tr->mvb_stall += v->stall;
+}
+
 /* How many requests of the head run go out on UP now (0 = blocked). */
 static uint64_t up_count(const struct ep *e, const struct port *pt, const struct req *r,
 			 uint64_t d, uint64_t room_reqs, uint64_t room_bytes)
@@ -190,12 +202,7 @@ void pte_dma_up_slice(struct ep *e, struct port *pt, uint64_t d, uint64_t *room_
 	}
 	if (blocked && (r = pte_reqq_head(&pt->pend)))
 		up_blocked(pt, r, d);
-	uint64_t w0 = pt->up.t_words;
-	pte_mfb_close(&pt->up);
-	pte_mvb_close(&pt->upv);
-	tr->words += pt->up.t_words - w0;
-	tr->stall += pt->up.stall;
-	tr->mvb_stall += pt->upv.stall;
+	close_bus(tr, &pt->up, &pt->upv);
 }
 
 /* Stall cycles of a bus the DMA took everything from, not ready in
@@ -274,12 +281,7 @@ void pte_dma_down_slice(struct ep *e, struct port *pt, uint64_t d)
 		if (rhoh < 1.0)
 			pte_mvb_stall(&pt->downv, between_stalls(uv, d, rhoh));
 	}
-	uint64_t w0 = pt->down.t_words;
-	pte_mfb_close(&pt->down);
-	pte_mvb_close(&pt->downv);
-	tr->words += pt->down.t_words - w0;
-	tr->stall += pt->down.stall;
-	tr->mvb_stall += pt->downv.stall;
+	close_bus(tr, &pt->down, &pt->downv);
 }
 
 void pte_dma_quiet_slice(struct port *pt, uint64_t d)

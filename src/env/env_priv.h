@@ -276,6 +276,19 @@ void pte_mvb_runs(struct pte_mvb *v);
 void pte_mvb_end(struct pte_mvb *v);
 void pte_mvb_apply(const struct pte_mvb *v, const struct pte_run *r, struct ptm_bus_in *b);
 
+/* n stall cycles into a slice of S cycles with *placed used: what fits
+ * counts in it (*stall), the rest is carried into the next one. */
+static inline void pte_stall_into(uint64_t n, uint64_t S, uint64_t *placed, uint64_t *stall,
+				  uint64_t *carry, uint64_t *total)
+{
+	uint64_t room = *placed < S ? S - *placed : 0;
+	uint64_t k = n < room ? n : room;
+	*stall += k;
+	*carry += n - k;
+	*placed += n;
+	*total += n;
+}
+
 /* Value runs (BRAKE bits, tag and storage FIFO levels). */
 struct pte_vrun {
 	uint32_t len;

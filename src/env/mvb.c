@@ -76,12 +76,7 @@ void pte_mvb_flush(struct pte_mvb *v)
 
 void pte_mvb_stall(struct pte_mvb *v, uint64_t n)
 {
-	uint64_t room = v->placed < v->S ? v->S - v->placed : 0;
-	uint64_t k = n < room ? n : room;
-	v->stall += k;
-	v->carry_stall += n - k;
-	v->placed += n;
-	v->t_stall += n;
+	pte_stall_into(n, v->S, &v->placed, &v->stall, &v->carry_stall, &v->t_stall);
 }
 
 void pte_mvb_close(struct pte_mvb *v)

@@ -29,21 +29,29 @@ static int ring_grow(void **buf, unsigned *cap, unsigned *head, unsigned n, size
 	return 0;
 }
 
-/* A zeroed ring of cap elements (at least one). */
-static int ring_init(void **buf, unsigned *cap, unsigned want, size_t size)
+/* An empty ring of `want` zeroed elements (at least one). */
+static int ring_init(void **buf, unsigned *cap, unsigned *head, unsigned *n, unsigned want,
+		     size_t size)
 {
 	*cap = want ? want : 1;
+	*head = *n = 0;
 	*buf = pte_calloc(*cap, size);
 	return *buf ? 0 : -ENOMEM;
+}
+
+/* Room for one more element at the tail of a ring of n: a full ring
+ * grows.  0 or -ENOMEM (the ring as it was). */
+static int ring_room(void **buf, unsigned *cap, unsigned *head, unsigned n, size_t size)
+{
+	return n < *cap ? 0 : ring_grow(buf, cap, head, n, size);
 }
 
 int pte_reqq_init(struct reqq *q, unsigned cap)
 {
 	void *b;
-	int rc = ring_init(&b, &q->cap, cap, sizeof(*q->q));
+	int rc = ring_init(&b, &q->cap, &q->head, &q->n, cap, sizeof(*q->q));
 
 	q->q = b;
-	q->head = q->n = 0;
 	q->reqs = q->bytes = 0;
 	return rc;
 }
@@ -60,7 +68,7 @@ int pte_reqq_push(struct reqq *q, int write, unsigned port, uint32_t size, uint3
 	if (k == 0)
 		return 0;
 	if (q->n) {
-		struct req *t = &q->q[(q->head + q->n - 1) % q->cap];
+		struct req *t = &q->q[pte_ring_tail(q->head, q->n, q->cap)];
 		if (t->write == write && t->port == port && t->size == size &&
 		    t->stride == stride && t->addr + t->count * stride == addr) {
 			t->count += k;
@@ -90,10 +98,9 @@ int pte_reqq_push(struct reqq *q, int write, unsigned port, uint32_t size, uint3
 int pte_fq_init(struct fq *q, unsigned cap)
 {
 	void *b;
-	int rc = ring_init(&b, &q->cap, cap, sizeof(*q->q));
+	int rc = ring_init(&b, &q->cap, &q->head, &q->n, cap, sizeof(*q->q));
 
 	q->q = b;
-	q->head = q->n = 0;
 	return rc;
 }
 
@@ -106,35 +113,27 @@ void pte_fq_fini(struct fq *q)
 int pte_fq_push(struct fq *q, unsigned port, uint32_t bytes, uint64_t k)
 {
 	if (q->n) {
-		struct frun *t = &q->q[(q->head + q->n - 1) % q->cap];
+		struct frun *t = &q->q[pte_ring_tail(q->head, q->n, q->cap)];
 		if (t->port == port && t->bytes == bytes) {
 			t->count += k;
 			return 0;
 		}
 	}
-	if (q->n == q->cap) {
-		void *b = q->q;
-		int rc = ring_grow(&b, &q->cap, &q->head, q->n, sizeof(*q->q));
-
-		q->q = b;
-		if (rc)
-			return rc;
-	}
-	struct frun *r = &q->q[(q->head + q->n) % q->cap];
-	r->port = (uint8_t)port;
-	r->bytes = bytes;
-	r->count = k;
-	q->n++;
+	void *b = q->q;
+	int rc = ring_room(&b, &q->cap, &q->head, q->n, sizeof(*q->q));
+	q->q = b;
+	if (rc)
+		return rc;
+	q->q[(q->head + q->n++) % q->cap] = (struct frun){ (uint8_t)port, bytes, k };
 	return 0;
 }
 
 int pte_evq_init(struct evq *q, unsigned cap)
 {
 	void *b;
-	int rc = ring_init(&b, &q->cap, cap, sizeof(*q->q));
+	int rc = ring_init(&b, &q->cap, &q->head, &q->n, cap, sizeof(*q->q));
 
 	q->q = b;
-	q->head = q->n = 0;
 	return rc;
 }
 
@@ -146,19 +145,12 @@ void pte_evq_fini(struct evq *q)
 
 int pte_evq_push(struct evq *q, int64_t t, uint32_t tags, uint32_t cplh)
 {
-	if (q->n == q->cap) {
-		void *b = q->q;
-		int rc = ring_grow(&b, &q->cap, &q->head, q->n, sizeof(*q->q));
-
-		q->q = b;
-		if (rc)
-			return rc;
-	}
-	struct ev *e = &q->q[(q->head + q->n) % q->cap];
-	e->t = t;
-	e->tags = tags;
-	e->cplh = cplh;
-	q->n++;
+	void *b = q->q;
+	int rc = ring_room(&b, &q->cap, &q->head, q->n, sizeof(*q->q));
+	q->q = b;
+	if (rc)
+		return rc;
+	q->q[(q->head + q->n++) % q->cap] = (struct ev){ t, tags, cplh };
 	return 0;
 }
 

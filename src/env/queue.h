@@ -35,6 +35,18 @@ struct ent {
 	struct cpl_run run[MAX_RUNS_PER_ENT];
 };
 
+/* Every queue is a ring of elements: cap slots from head, n used. */
+static inline unsigned pte_ring_tail(unsigned head, unsigned n, unsigned cap)
+{
+	return (head + n - 1) % cap;
+}
+
+static inline void pte_ring_pop(unsigned *head, unsigned *n, unsigned cap)
+{
+	*head = (*head + 1) % cap;
+	(*n)--;
+}
+
 /* ---- requests ---------------------------------------------------------- */
 
 struct req {               /* requests of one kind, size and stride */
@@ -61,8 +73,7 @@ static inline struct req *pte_reqq_head(struct reqq *q)
 
 static inline void pte_reqq_pop(struct reqq *q)
 {
-	q->head = (q->head + 1) % q->cap;
-	q->n--;
+	pte_ring_pop(&q->head, &q->n, q->cap);
 }
 
 /* Append k requests (merged with the tail when they continue it).  0, or
@@ -95,8 +106,7 @@ static inline struct frun *pte_fq_head(struct fq *q)
 
 static inline void pte_fq_pop(struct fq *q)
 {
-	q->head = (q->head + 1) % q->cap;
-	q->n--;
+	pte_ring_pop(&q->head, &q->n, q->cap);
 }
 
 /* ---- timed events --------------------------------------------------------- */
@@ -123,8 +133,7 @@ static inline struct ev *pte_evq_head(struct evq *q)
 
 static inline void pte_evq_pop(struct evq *q)
 {
-	q->head = (q->head + 1) % q->cap;
-	q->n--;
+	pte_ring_pop(&q->head, &q->n, q->cap);
 }
 
 /* ---- read groups in flight ------------------------------------------------ */
