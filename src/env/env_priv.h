@@ -122,13 +122,13 @@ struct pte_run {
 
 #define PTE_MAXPAT 64
 
-/* What one frame of a length does from one state of the word under
- * construction (frames.c, "memoized frames"): the words it finishes, by key,
- * with their count and EOF_POS sum; the state after.  Remembered per
- * builder in PTE_FX_SLOTS slots (2-way sets). */
+/* What one frame (or k equal frames) of a length does from one state of
+ * the word under construction (frames.c, "memoized frames"): the words it
+ * finishes, by key, with their count and EOF_POS sum; the state after.
+ * Remembered per builder in PTE_FX_SLOTS slots (2-way sets). */
 #define PTE_FX_SLOTS 256
 #define PTE_FX_CYC 8
-#define PTE_FX_WORDS 3
+#define PTE_FX_WORDS 8
 
 struct pte_fxw {
 	uint32_t sof, eof;
@@ -137,7 +137,8 @@ struct pte_fxw {
 };
 
 struct pte_fx {
-	uint32_t items;
+	uint32_t items, k;         /* k frames of that many items (k > 1: made of
+				    * the effects of one frame, see fx_getk) */
 	uint8_t used;
 	uint8_t r0, in0, r1, in1;  /* next free region and frame state, before and after */
 	uint8_t nw, tout;          /* words by key; frame state after the last */
@@ -155,6 +156,7 @@ struct pte_fx {
 	/* frames from here: cyc_pre effects, then a cycle of cyc_len (0:
 	 * none known), each valid while its slot has that age */
 	uint8_t cyc_pre, cyc_len;
+	uint32_t last_k;           /* frames of the last call that started here */
 	uint16_t cyc_fx[PTE_FX_CYC];
 	uint64_t cyc_age[PTE_FX_CYC];
 };

@@ -128,17 +128,19 @@ static inline int pat_same(const struct pte_pat *x, const struct pte_pat *y)
 }
 
 static inline int fx_key_eq(const struct pte_fx *f, const struct pte_mfb *a, unsigned in,
-			    uint32_t items)
+			    uint32_t items, uint32_t k)
 {
-	return f->items == items && f->r0 == a->cur_r && f->in0 == in && pat_same(&f->cur0, &a->cur);
+	return f->items == items && f->k == k && f->r0 == a->cur_r && f->in0 == in &&
+	       pat_same(&f->cur0, &a->cur);
 }
 
-static inline unsigned fx_hash(const struct pte_mfb *a, unsigned in, uint32_t items)
+static inline unsigned fx_hash(const struct pte_mfb *a, unsigned in, uint32_t items, uint32_t k)
 {
 	uint64_t w[3];
 	memcpy(w, &a->cur, sizeof(w));
 	uint64_t h = (w[0] * 0x9E3779B97F4A7C15ull) ^ (w[1] * 0xC2B2AE3D27D4EB4Full) ^
-		     (w[2] * 0x165667B19E3779F9ull) ^ ((uint64_t)items << 8 | a->cur_r << 1 | in);
+		     (w[2] * 0x165667B19E3779F9ull) ^ ((uint64_t)items << 8 | a->cur_r << 1 | in) ^
+		     ((uint64_t)k << 40);
 	h ^= h >> 29;
 	h *= 0xBF58476D1CE4E5B9ull;
 	h ^= h >> 32;
@@ -180,6 +182,7 @@ static void fx_compute(const struct pte_mfb *a, unsigned in, uint32_t items, str
 	memset(f, 0, sizeof(*f));
 	f->used = 1;
 	f->items = items;
+	f->k = 1;
 	f->cur0 = a->cur;
 	f->r0 = (uint8_t)a->cur_r;
 	f->in0 = (uint8_t)in;
@@ -190,31 +193,45 @@ static void fx_compute(const struct pte_mfb *a, unsigned in, uint32_t items, str
 	f->in1 = s.in;
 }
 
-/* Not remembered: computed into a free way of its set (no counts, not on
- * the path of the frames being placed), the older one first; NULL when
- * there is none. */
-static __attribute__((noinline)) struct pte_fx *fx_miss(struct pte_mfb *a, struct pte_fx *set,
-							 unsigned in, uint32_t items)
+/* A free way of a set (no counts, not on the path of the frames being
+ * placed), the older one first; NULL when there is none. */
+static struct pte_fx *fx_free_way(const struct pte_mfb *a, struct pte_fx *set)
 {
 	int free0 = !set[0].cnt && set[0].pin != a->walk, free1 = !set[1].cnt && set[1].pin != a->walk;
 	unsigned w = free0 && (!free1 || set[0].age <= set[1].age) ? 0 : 1;
-	if (!(w ? free1 : free0))
+	return (w ? free1 : free0) ? &set[w] : NULL;
+}
+
+/* Not remembered: computed into a free way of its set. */
+static __attribute__((noinline)) struct pte_fx *fx_miss(struct pte_mfb *a, struct pte_fx *set,
+							 unsigned in, uint32_t items)
+{
+	struct pte_fx *f = fx_free_way(a, set);
+	if (!f)
 		return NULL;
-	fx_compute(a, in, items, &set[w]);
-	set[w].age = ++a->fx_age;
-	return &set[w];
+	fx_compute(a, in, items, f);
+	f->age = ++a->fx_age;
+	return f;
+}
+
+/* The set and frame state of the key (current state, items, k). */
+static inline struct pte_fx *fx_set(const struct pte_mfb *a, uint32_t items, uint32_t k,
+				    unsigned *in)
+{
+	/* an empty word under construction starts without an open frame */
+	*in = a->cur_r ? a->cur_in : 0;
+	return (struct pte_fx *)&a->fx[fx_hash(a, *in, items, k)];
 }
 
 /* The remembered effect of one frame from the current state, or NULL. */
 static inline struct pte_fx *fx_get(struct pte_mfb *a, uint32_t items)
 {
-	/* an empty word under construction starts without an open frame */
-	unsigned in = a->cur_r ? a->cur_in : 0;
-	struct pte_fx *set = &a->fx[fx_hash(a, in, items)];
+	unsigned in;
+	struct pte_fx *set = fx_set(a, items, 1, &in);
 
-	if (set[0].used && fx_key_eq(&set[0], a, in, items))
+	if (set[0].used && fx_key_eq(&set[0], a, in, items, 1))
 		return &set[0];
-	if (set[1].used && fx_key_eq(&set[1], a, in, items))
+	if (set[1].used && fx_key_eq(&set[1], a, in, items, 1))
 		return &set[1];
 	return fx_miss(a, set, in, items);
 }
@@ -254,8 +271,8 @@ static inline void fx_count(struct pte_mfb *a, struct pte_fx *f, uint64_t n)
 	}
 	a->placed += n * f->words;
 	if (f->items) {
-		a->t_frames += n;
-		a->t_items += n * f->items;
+		a->t_frames += n * f->k;
+		a->t_items += n * f->k * f->items;
 	}
 }
 
@@ -309,46 +326,125 @@ static int fx_reserve_all(struct pte_mfb *a, struct pte_fx *const *list, unsigne
 /*
  * k frames from the cycle first's last walk found: its effects before the
  * cycle once, the cycle as often as it fits, the rest of it once more.
- * 0 when there is none, one of its effects is gone, k is shorter than
- * prefix and cycle, or the words do not fit.
+ * The effects and their counts into list[] and cnt[] (n of them), the
+ * words they take, the one they end with (the state after), the frame
+ * state after their last word.  0 when there is no such cycle, one of its
+ * effects is gone, or k is shorter than prefix and cycle.
  */
-static int fx_cycle(struct pte_mfb *a, struct pte_fx *first, uint64_t k)
+static int fx_compose(struct pte_mfb *a, struct pte_fx *first, uint64_t k, struct pte_fx **list,
+		      uint64_t *cnt, unsigned *np, uint64_t *words, struct pte_fx **last,
+		      uint8_t *tout)
 {
-	struct pte_fx *list[PTE_FX_CYC];
 	unsigned j = first->cyc_pre, m = first->cyc_len, n = j + m;
-	uint64_t pre = 0, cyc = 0, part = 0;
 
 	if (!m || k < n)
 		return 0;
 	uint64_t reps = (k - j) / m, rem = (k - j) % m;
+	*words = 0;
 	for (unsigned i = 0; i < n; i++) {
 		list[i] = &a->fx[first->cyc_fx[i]];
 		if (list[i]->age != first->cyc_age[i])
 			return 0;
-		if (i < j)
-			pre += list[i]->words;
-		else
-			cyc += list[i]->words;
-		if (i >= j && i < j + rem)
-			part += list[i]->words;
+		cnt[i] = i < j ? 1 : reps + (i - j < rem);
+		*words += cnt[i] * list[i]->words;
 	}
-	if (a->placed + pre + reps * cyc + part > a->S || !fx_reserve_all(a, list, n))
-		return 0;
-	for (unsigned i = 0; i < n; i++)
-		fx_count(a, list[i], i < j ? 1 : reps + (i - j < rem));
 	/* the frame state after the last word: of the last effect with words,
 	 * backwards from the end through the cycle (a cycle always finishes a
 	 * word) */
 	unsigned end = rem ? j + (unsigned)rem - 1 : n - 1;
+	*tout = 0xff;
 	for (unsigned d = 0; d < m; d++) {
 		unsigned i = j + (end - j + m - d) % m;
 		if (list[i]->nw) {
-			a->tstate = list[i]->tout;
+			*tout = list[i]->tout;
 			break;
 		}
 	}
-	fx_state(a, list[end]);
+	*np = n;
+	*last = list[end];
 	return 1;
+}
+
+/* k frames through the cycle first's last walk found (fx_compose), when
+ * their words fit; 0 otherwise. */
+static int fx_cycle(struct pte_mfb *a, struct pte_fx *first, uint64_t k)
+{
+	struct pte_fx *list[PTE_FX_CYC], *last;
+	uint64_t cnt[PTE_FX_CYC], words;
+	unsigned n;
+	uint8_t tout;
+
+	if (!fx_compose(a, first, k, list, cnt, &n, &words, &last, &tout) ||
+	    a->placed + words > a->S || !fx_reserve_all(a, list, n))
+		return 0;
+	for (unsigned i = 0; i < n; i++)
+		fx_count(a, list[i], cnt[i]);
+	if (tout != 0xff)
+		a->tstate = tout;
+	fx_state(a, last);
+	return 1;
+}
+
+/* k frames from the current state as one remembered effect, composed of
+ * the effects of one frame: NULL when they cannot be (no cycle known yet,
+ * more words than an effect holds, no free slot). */
+static struct pte_fx *fx_getk(struct pte_mfb *a, uint32_t items, uint64_t k)
+{
+	unsigned in;
+	struct pte_fx *set = fx_set(a, items, (uint32_t)k, &in), *first, *list[PTE_FX_CYC], *last;
+
+	if (set[0].used && fx_key_eq(&set[0], a, in, items, (uint32_t)k))
+		return &set[0];
+	if (set[1].used && fx_key_eq(&set[1], a, in, items, (uint32_t)k))
+		return &set[1];
+	uint64_t cnt[PTE_FX_CYC], words;
+	unsigned n;
+	uint8_t tout;
+	if (k > UINT32_MAX || !(first = fx_get(a, items)))
+		return NULL;
+	/* only for calls that come again: the first time the frames go
+	 * through their cycle (fx_cycle) and first remembers k */
+	if (first->last_k != k) {
+		first->last_k = (uint32_t)k;
+		return NULL;
+	}
+	if (!fx_compose(a, first, k, list, cnt, &n, &words, &last, &tout))
+		return NULL;
+	struct pte_fx t;
+	memset(&t, 0, sizeof(t));
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned w = 0; w < list[i]->nw; w++) {
+			const struct pte_fxw *x = &list[i]->w[w];
+			unsigned q;
+			for (q = 0; q < t.nw; q++)
+				if (t.w[q].sof == x->sof && t.w[q].eof == x->eof && t.w[q].in == x->in &&
+				    t.w[q].out == x->out)
+					break;
+			if (q == t.nw) {
+				if (t.nw == PTE_FX_WORDS)
+					return NULL;
+				t.w[t.nw++] = (struct pte_fxw){ x->sof, x->eof, x->in, x->out, 0, 0 };
+			}
+			t.w[q].n += x->n * cnt[i];
+			t.w[q].possum += x->possum * cnt[i];
+		}
+	struct pte_fx *f = fx_free_way(a, set);
+	if (!f)
+		return NULL;
+	t.used = 1;
+	t.items = items;
+	t.k = (uint32_t)k;
+	t.cur0 = a->cur;
+	t.r0 = (uint8_t)a->cur_r;
+	t.in0 = (uint8_t)in;
+	t.cur1 = last->cur1;
+	t.r1 = last->r1;
+	t.in1 = last->in1;
+	t.tout = tout == 0xff ? 0 : tout;
+	t.words = words;
+	*f = t;
+	f->age = ++a->fx_age;
+	return f;
 }
 
 /* What a walk from first found: the effects up to the cycle and the cycle,
@@ -444,6 +540,12 @@ void pte_mfb_frames(struct pte_mfb *a, uint32_t items, uint64_t k)
 			fx_step(a, f);
 		else
 			frame_slow(a, items);
+		return;
+	}
+	a->walk++;
+	struct pte_fx *f = fx_getk(a, items, k);
+	if (f && a->placed + f->words <= a->S) {
+		fx_step(a, f);
 		return;
 	}
 	while (k) {
