@@ -214,6 +214,13 @@ static void emit_entry(struct pte_mfb *a, struct pte_patent *e, uint64_t n)
 }
 
 
+static inline unsigned pat_hash(const struct pte_mfb *a, const struct pte_pat *p, int in, int out)
+{
+	uint32_t h = p->sof * 0x9E3779B1u ^ p->eof * 0x85EBCA77u ^ (uint32_t)(in * 2 + out);
+	(void)a;
+	return (h ^ (h >> 13) ^ (h >> 24)) & 255u;
+}
+
 /* Turn the table into runs: a walk from s0 to the current state. */
 void pte_mfb_fold(struct pte_mfb *a)
 {
@@ -248,19 +255,28 @@ void pte_mfb_fold(struct pte_mfb *a)
 	for (unsigned i = 0; i < a->nent; i++)
 		if (a->ent[i].n)
 			emit_entry(a, &a->ent[i], a->ent[i].n);
-	a->nent = 0;
-	a->last = 0;
-	memset(a->hslot, 0, sizeof(a->hslot));
 	a->s0 = (uint8_t)s1;
-	a->gen++; /* the effects' entries are gone */
+	if (a->nent > PTE_MAXPAT / 2) {
+		a->nent = 0;
+		a->last = 0;
+		memset(a->hslot, 0, sizeof(a->hslot));
+		a->gen++; /* the effects' entries are gone */
+		return;
+	}
+	/* the next emission uses the same patterns, mostly: the entries stay,
+	 * empty, and so do the effects' reservations (the pairs' new entries
+	 * join the hash) */
+	memset(a->hslot, 0, sizeof(a->hslot));
+	for (unsigned i = 0; i < a->nent; i++) {
+		struct pte_patent *e = &a->ent[i];
+		unsigned h = pat_hash(a, &e->p, e->in, e->out);
+		while (a->hslot[h])
+			h = (h + 1) & 255u;
+		a->hslot[h] = (uint8_t)(i + 1);
+		e->n = e->possum = 0;
+	}
 }
 
-static inline unsigned pat_hash(const struct pte_mfb *a, const struct pte_pat *p, int in, int out)
-{
-	uint32_t h = p->sof * 0x9E3779B1u ^ p->eof * 0x85EBCA77u ^ (uint32_t)(in * 2 + out);
-	(void)a;
-	return (h ^ (h >> 13) ^ (h >> 24)) & 255u;
-}
 
 /* The table entry of a word, found through the hash (the table holds at
  * most PTE_MAXPAT of 256 slots, so probing stays short). */

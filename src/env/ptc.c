@@ -234,7 +234,7 @@ int pte_push_progress(struct ep *e, uint64_t t)
 		t = u->slice_len;
 	if (!p->st.n || u->held)
 		return 0;
-	uint64_t allowed = u->budget * t / u->slice_len;
+	uint64_t allowed = t * e->geo.rc_word; /* budget * t / slice_len: an RC word a cycle */
 	int moved = 0;
 	while (p->st.n && u->done < allowed) {
 		struct frun *f = pte_fq_head(&p->st);

@@ -88,6 +88,7 @@ int pte_reqq_push(struct reqq *q, int write, unsigned port, uint32_t size, uint3
 	r->addr = addr;
 	r->count = k;
 	r->off = 0;
+	r->alike = 0;
 	q->n++;
 	q->reqs += k;
 	if (write)

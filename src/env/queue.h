@@ -55,6 +55,7 @@ struct req {               /* requests of one kind, size and stride */
 	uint64_t count;
 	uint64_t addr;
 	uint32_t off;      /* bytes of the head request already sent */
+	uint8_t alike;     /* rq.c: every request splits alike; 0 not known yet, 1 yes, 2 no */
 };
 
 struct reqq {

@@ -175,20 +175,25 @@ static void write_burst(struct ep *e, int64_t T0, uint64_t S, struct req *r, int
  * TLPs and completions: aligned, never crossing 4 KiB, at the same offset
  * to the host's completion boundaries (a request within one completion
  * block, or starting on one). */
-static int splits_alike(const struct ep *e, const struct req *r)
+static int splits_alike(const struct ep *e, struct req *r)
 {
 	unsigned C = e->host.cpl_bytes;
 
-	if (r->size > r->stride || 4096u % r->stride || r->addr % r->stride)
-		return 0;
-	return r->stride % C == 0 || (C % r->stride == 0 && r->size <= e->info.mrrs);
+	/* the same for every request of the run: its addresses advance by
+	 * the stride (known once looked at) */
+	if (!r->alike)
+		r->alike = r->size <= r->stride && 4096u % r->stride == 0 && r->addr % r->stride == 0 &&
+				   (r->stride % C == 0 || (C % r->stride == 0 && r->size <= e->info.mrrs))
+			   ? 1
+			   : 2;
+	return r->alike == 1;
 }
 
 /*
  * The TLPs of one read request and their completions, when every request
  * of the run splits the same way; 0 otherwise.
  */
-static int uniform_read(struct ep *e, const struct req *r, struct split_cache *out)
+static int uniform_read(struct ep *e, struct req *r, struct split_cache *out)
 {
 	struct split_cache *u = &e->ptc.ur;
 
@@ -271,7 +276,7 @@ static void group_need_calc(struct ep *e, const struct req *r, const struct tlp_
 }
 
 /* The same head asks again while it waits: remember the last answer. */
-static const struct group_cache *group_need(struct ep *e, const struct req *r,
+static const struct group_cache *group_need(struct ep *e, struct req *r,
 					    const struct tlp_need *first)
 {
 	struct group_cache *g = &e->ptc.gc;
