@@ -68,6 +68,14 @@ struct link {
 	int up_hold;               /* Hard IP buffer full: waits until it drained to half */
 };
 
+/* What one completion of a size takes (host.c). */
+#define CPL_SIZES 8
+struct cpl_size {
+	uint32_t bytes, items;     /* bytes 0: empty; RC items */
+	uint64_t fw, rcw;          /* RC words, storage FIFO words */
+	double L;                  /* PCIe cycles on the downstream link */
+};
+
 /* The host's answers. */
 struct host {
 	double lat_mean, lat_jit;  /* PCIe cycles */
@@ -75,6 +83,7 @@ struct host {
 	int64_t lat_min;
 	unsigned cpl_bytes;        /* completion size */
 	struct rng rng;
+	struct cpl_size size[CPL_SIZES];
 };
 
 /* group_need(): the last head request asked about and the answer. */

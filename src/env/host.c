@@ -100,16 +100,16 @@ static int rc_release(struct ep *e, struct ent *x, const struct cpl_run *cr, int
 
 /* k completions of the current run of group x onto RC and into the
  * storage FIFO. */
-static int rc_frames(struct ep *e, struct ent *x, struct cpl_run *cr, uint64_t k, uint32_t items,
-		     uint64_t trc, uint64_t S)
+static int rc_frames(struct ep *e, struct ent *x, struct cpl_run *cr, uint64_t k,
+		     const struct cpl_size *z, uint64_t trc, uint64_t S)
 {
 	struct ptc *p = &e->ptc;
 	uint32_t bytes = cr->bytes;
 	int rc = pte_push_progress(e, trc);
 	if (rc)
 		return rc;
-	pte_mfb_frames(&e->rc, items, k);
-	uint64_t words = (uint64_t)k * pte_cdiv32(bytes, e->geo.rc_word);
+	pte_mfb_frames(&e->rc, z->items, k);
+	uint64_t words = k * z->rcw;
 	p->stored += words;
 	p->reserved -= words;
 	pte_lvl_set(&e->stl, trc < S ? trc : S, pte_st_free(e));
@@ -125,10 +125,27 @@ static int rc_frames(struct ep *e, struct ent *x, struct cpl_run *cr, uint64_t k
 	return 0;
 }
 
+/* What a completion of that many bytes takes: RC items and words, link
+ * time, storage FIFO words (sizes repeat: remembered by size). */
+static const struct cpl_size *cpl_size(struct ep *e, uint32_t bytes)
+{
+	struct cpl_size *z = &e->host.size[(bytes / 4) % CPL_SIZES];
+
+	if (z->bytes != bytes) {
+		const struct ep_geom *g = &e->geo;
+		z->bytes = bytes;
+		z->items = pte_items(e, bytes + e->info.rc_header_bytes);
+		z->fw = (z->items + (uint64_t)g->R_rc * g->N_rc - 1) / ((uint64_t)g->R_rc * g->N_rc);
+		z->L = (double)(bytes + e->info.rc_header_bytes + e->info.tlp_framing_bytes) /
+		       e->link.dn_Bpc;
+		z->rcw = pte_cdiv32(bytes, g->rc_word);
+	}
+	return z;
+}
+
 int pte_rc_step(struct ep *e, int64_t T0, uint64_t S, int rq_active)
 {
 	struct ptc *p = &e->ptc;
-	const struct ep_geom *g = &e->geo;
 	uint64_t trc = pte_mfb_used(&e->rc);
 	int64_t now = T0 + (int64_t)trc;
 
@@ -142,11 +159,9 @@ int pte_rc_step(struct ep *e, int64_t T0, uint64_t S, int rq_active)
 	}
 	struct ent *x = &p->ents.pool[p->rc_cur];
 	struct cpl_run *cr = &x->run[x->cur];
-	uint32_t bytes = cr->bytes;
-	uint32_t items = pte_items(e, bytes + e->info.rc_header_bytes);
-	uint64_t fw = (items + (uint64_t)g->R_rc * g->N_rc - 1) / ((uint64_t)g->R_rc * g->N_rc);
-	double L = (double)(bytes + e->info.rc_header_bytes + e->info.tlp_framing_bytes) /
-		   e->link.dn_Bpc;
+	const struct cpl_size *z = cpl_size(e, cr->bytes);
+	uint64_t fw = z->fw;
+	double L = z->L;
 	double lt0 = e->link.dn_t > (double)x->t_arr ? e->link.dn_t : (double)x->t_arr;
 	int64_t start = (int64_t)ceil(lt0 + L) - (int64_t)fw;
 	if (start > now) {
@@ -161,7 +176,7 @@ int pte_rc_step(struct ep *e, int64_t T0, uint64_t S, int rq_active)
 		if (k > cr->count)
 			k = cr->count;
 	}
-	int rc = rc_frames(e, x, cr, k, items, trc, S);
+	int rc = rc_frames(e, x, cr, k, z, trc, S);
 	if (rc)
 		return rc;
 	e->link.dn_t = lt0 + L * (double)k;

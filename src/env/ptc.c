@@ -15,13 +15,15 @@
 
 /* ---- levels (tags, storage FIFO) ------------------------------------------ */
 
-static unsigned band(uint32_t v, uint32_t cap)
+/* The histogram band of a level: none, at most an eighth, at most half,
+ * more (firmware-behavior.md 3.2). */
+static inline unsigned band(const struct lvl *l, uint32_t v)
 {
 	if (v == 0)
 		return 0;
-	if (v <= cap / 8)
+	if (v <= l->cap / 8)
 		return 1;
-	if (v <= cap / 2)
+	if (v <= l->cap / 2)
 		return 2;
 	return 3;
 }
@@ -32,7 +34,7 @@ void pte_lvl_begin(struct lvl *l)
 	l->used_area = 0;
 	l->since = 0;
 	l->min = l->cur;
-	l->cb = (uint8_t)band(l->cur, l->cap);
+	l->cb = (uint8_t)band(l, l->cur);
 	l->bval[l->cb] = l->cur;
 }
 
@@ -48,7 +50,7 @@ void pte_lvl_set(struct lvl *l, uint64_t t, uint32_t v)
 	l->cur = v;
 	if (v < l->min)
 		l->min = v;
-	l->cb = (uint8_t)band(v, l->cap);
+	l->cb = (uint8_t)band(l, v);
 	l->bval[l->cb] = v;
 }
 
@@ -68,7 +70,7 @@ void pte_lvl_close(struct lvl *l, uint64_t S, uint64_t *truth_band)
  * window minimum), the band of the current value last and at that value. */
 void pte_lvl_runs(struct lvl *l)
 {
-	unsigned bmin = band(l->e_min, l->cap), bcur = band(l->cur, l->cap);
+	unsigned bmin = band(l, l->e_min), bcur = band(l, l->cur);
 	l->nrun = 0;
 	l->bval[bmin] = l->e_min;
 	if (bcur != bmin)
