@@ -1,5 +1,5 @@
 /*
- * The word builders of the simulated card (src/env/agg.c).
+ * The word builders of the simulated card (src/env/frames.c, agg.c, mvb.c).
  *
  * A reference packer in this file lays frames on an MFB bus word by word,
  * the plain way, and a reference probe counts them with the rules of
