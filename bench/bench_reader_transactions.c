@@ -31,12 +31,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_reader_transactions: %s\n", msg);
 		return 1;
 	}
-	before = b->transactions;
+	before = pt_bus_transactions(b);
 	if (pt_dev_read(&d, &r, msg, sizeof(msg)) != 0) {
 		fprintf(stderr, "bench_reader_transactions: %s\n", msg);
 		return 1;
 	}
-	printf("reading_bus_transactions %lu count\n", b->transactions - before);
+	printf("reading_bus_transactions %lu count\n", pt_bus_transactions(b) - before);
 	printf("reading_naive_transactions %u count\n",
 	       2 * d.layout.entries + 1 + 3 * d.layout.endpoints);
 	pt_reading_free(&r);

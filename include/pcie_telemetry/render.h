@@ -13,7 +13,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "pcie_telemetry/telemetry.h"
+/* Data only: a renderer cannot reach a bus (the build links pt_render
+ * with the pure-data library pt_layout alone). */
+#include "pcie_telemetry/layout.h"
+#include "pcie_telemetry/reading.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -58,7 +61,8 @@ void pt_render_float_repr(double v, char *buf, size_t len);
  * "@snapshot SECONDS" (r->time in plain decimal that strtod reads back as
  * the same double), the configuration registers of l->cfg, STATUS and the
  * per-endpoint registers of r, and every non-zero counter word, each with a
- * comment naming it.  Besides the errors above: -EINVAL when r->time is
+ * comment giving its machine name (pt_counter_name; the grammar ignores
+ * comments).  Besides the errors above: -EINVAL when r->time is
  * negative or not finite (the grammar has no sign and no exponent) or
  * r->entries != l->entries, -ERANGE when the counter window would leave the
  * component's 64 KiB or overlap the registers below 0x100.

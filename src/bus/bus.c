@@ -13,7 +13,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "pcie_telemetry/bus.h"
+#include "bus/backend.h"
+#include "util/pt_util.h"
 
 struct pt_bus *pt_bus_alloc(const struct pt_bus_ops *ops, const char *device)
 {
@@ -22,7 +23,8 @@ struct pt_bus *pt_bus_alloc(const struct pt_bus_ops *ops, const char *device)
 	if (!b)
 		return NULL;
 	b->ops = ops;
-	snprintf(b->device, sizeof(b->device), "%s", device ? device : "");
+	/* every message and a recording's header name it: one line */
+	pt_util_esc(b->device, sizeof(b->device), device);
 	return b;
 }
 
@@ -37,6 +39,7 @@ int pt_bus_fail(struct pt_bus *b, int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(b->msg, sizeof(b->msg), fmt, ap);
 	va_end(ap);
+	pt_util_oneline(b->msg, sizeof(b->msg));
 	return err;
 }
 
@@ -101,6 +104,31 @@ int pt_bus_wait(struct pt_bus *b, double seconds)
 	if (!(seconds > 0.0))
 		return 0;
 	return checked(b, b->ops->wait(b, seconds), "wait", 0);
+}
+
+const char *pt_bus_device(const struct pt_bus *b)
+{
+	return b->device;
+}
+
+const char *pt_bus_message(const struct pt_bus *b)
+{
+	return b->msg;
+}
+
+unsigned long pt_bus_transactions(const struct pt_bus *b)
+{
+	return b->transactions;
+}
+
+double pt_bus_lag(struct pt_bus *b)
+{
+	return b->ops->lag ? b->ops->lag(b) : 0.0;
+}
+
+const char *pt_bus_kind(const struct pt_bus *b)
+{
+	return b->ops->kind;
 }
 
 void pt_bus_close(struct pt_bus *b)

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "pcie_telemetry/bus.h"
+#include "bus/backend.h"
 
 #define PT_NFB_COMPATIBLE "cesnet,ofm,pcie_telemetry_mi"
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pcie_telemetry/bus.h"
+#include "bus/backend.h"
 #include "pcie_telemetry/env.h"
 
 static struct pte_card *card_of(struct pt_bus *b)

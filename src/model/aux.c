@@ -31,9 +31,13 @@ uint8_t ptm_aux_band(unsigned v, unsigned capacity)
 static void capture(struct ptm_ep *e, const struct ptm_pcie_in *in)
 {
 	struct ptm_aux_word *w = &e->hs.adata;
-	w->cfg = (uint16_t)((in->mps & 7) | (in->mrrs & 7) << 3 | (in->ext_tag_en & 1) << 6 |
-			    (in->tag10b_req_en & 1) << 7 | (in->rcb_size & 1) << 8 |
-			    (in->link_up & 1) << 9);
+	/* PCIE_STATUS as the MI block shows it */
+	w->cfg = (uint16_t)(pt_field_put(PT_FIELD_EP_MPS, in->mps) |
+			    pt_field_put(PT_FIELD_EP_MRRS, in->mrrs) |
+			    pt_field_put(PT_FIELD_EP_EXT_TAG, in->ext_tag_en) |
+			    pt_field_put(PT_FIELD_EP_TAG_10B, in->tag10b_req_en) |
+			    pt_field_put(PT_FIELD_EP_RCB, in->rcb_size) |
+			    pt_field_put(PT_FIELD_EP_LINK_UP, in->link_up));
 	w->tag_now = (uint16_t)(in->tag_free & PTM_TAG_MASK);
 	w->tag_min = e->tag_win_min;
 	w->stf_now = in->stfifo_free;

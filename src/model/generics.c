@@ -50,7 +50,7 @@ void ptm_generics_derive(const struct ptm_generics *g, struct ptm_derived *d)
 	memset(d, 0, sizeof(*d));
 	d->pcie_regions = umax(g->pcie_rq_mfb_regions, g->pcie_rc_mfb_regions);
 	d->dma_regions = umax(g->dma_up_mfb_regions, g->dma_down_mfb_regions);
-	d->pcie_channels = 1 + 2 * (6 + d->pcie_regions) + PTM_PCIE_BRAKES;
+	d->pcie_channels = 1 + 2 * (6 + d->pcie_regions) + PT_FW_PCIE_BRAKES;
 	d->dma_channels = 1 + 2 * g->dma_ports * (6 + d->dma_regions);
 	d->ep_channels = d->pcie_channels + d->dma_channels;
 	d->entries = 1u << ptm_log2c((uint64_t)g->pcie_endpoints * d->ep_channels);

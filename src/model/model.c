@@ -35,7 +35,7 @@ static void probe_generics(const struct ptm_model *m, int dma, struct ptm_probe_
 		pg->region_items[0] = g->pcie_rq_mfb_region_bytes / g->mfb_item_bytes;
 		pg->region_items[1] = g->pcie_rc_mfb_region_bytes / g->mfb_item_bytes;
 		pg->eof_pos_width = g->pcie_eof_pos_width;
-		pg->brakes = PTM_PCIE_BRAKES;
+		pg->brakes = PT_FW_PCIE_BRAKES;
 	} else {
 		pg->buses = 2 * g->dma_ports;
 		pg->regions = m->d.dma_regions;
@@ -117,8 +117,9 @@ const struct ptm_derived *ptm_model_derived(const ptm_model *m)
 static uint32_t pcie_brake(const struct ptm_ep *e, const struct ptm_pcie_in *in)
 {
 	/* RX_BRAKE = stfifo_band & tag_band & PCIE_PTC_BRAKE */
-	return (uint32_t)(in->brake & 0x3f) | (uint32_t)e->tag_band << 6 |
-	       (uint32_t)e->stf_band << 10;
+	return ((uint32_t)in->brake & ((1u << PT_FW_PTC_BRAKES) - 1u)) |
+	       (uint32_t)e->tag_band << PT_FW_PTC_BRAKES |
+	       (uint32_t)e->stf_band << (PT_FW_PTC_BRAKES + PT_FW_HIST_BANDS);
 }
 
 void ptm_pcie_edge(ptm_model *m, unsigned ep, const struct ptm_pcie_in *in)

@@ -16,19 +16,13 @@
 
 #include "model/acc.h"
 #include "pcie_telemetry/model.h"
+#include "pcie_telemetry/regs.h" /* the register map the MI block encodes */
 
-/* BRAKE inputs of the PCIe probe: 6 PTC reasons + 2 histograms of 4 bands. */
-#define PTM_PCIE_BRAKES 14
-#define PTM_HIST_LEVELS 4
 /* The counter window (0x8000..0xFFFF) holds 4096 counters of 8 bytes. */
-#define PTM_MAX_ENTRIES 4096
+#define PTM_MAX_ENTRIES ((PT_COMP_SPAN - PT_CNT_WINDOW) / 8u)
 #define PTM_MAX_STREAMS (2 * PTM_MAX_ENDPOINTS)
 #define PTM_TAG_MASK 0x7ffu
 #define PTM_STF_MASK 0xffffu
-
-#define PTM_MAGIC 0x50544C4Du
-#define PTM_VERSION 0x00020000u
-#define PTM_CNT_BASE 0x00008000u
 
 #include "model/util.h" /* ptm_log2c */
 

@@ -5,72 +5,103 @@
  */
 #include "model/model_priv.h"
 
+/* STATUS: busy, and the OR of every probe's synchronised flags. */
+static uint32_t status_value(const struct ptm_model *m)
+{
+	uint32_t ovf = 0, overrun = 0;
+
+	for (unsigned s = 0; s < m->nstreams; s++) {
+		struct ptm_probe_mi_out o;
+		ptm_probe_tx(m->ep[s / 2].probe[s % 2], &o);
+		ovf |= o.fifo_ovf;
+		overrun |= o.overrun;
+	}
+	return pt_field_put(PT_FIELD_STATUS_OVERRUN, overrun != 0) |
+	       pt_field_put(PT_FIELD_STATUS_LOST_DELTAS, ovf != 0) |
+	       pt_field_put(PT_FIELD_STATUS_BUSY, (uint32_t)ptm_acc_busy(&m->acc));
+}
+
+/* A per-endpoint register (0 beyond PCIE_ENDPOINTS). */
+static uint32_t ep_value(const struct ptm_model *m, enum pt_addr_block block, unsigned ep)
+{
+	const struct ptm_ep *e = &m->ep[ep];
+
+	if (ep >= m->nep)
+		return 0;
+	switch (block) {
+	case PT_ADDR_BLOCK_PCIE_STATUS:
+		return e->cfg;
+	case PT_ADDR_BLOCK_PCIE_TAGS:
+		return pt_field_put(PT_FIELD_TAGS_MIN, e->tag_min) |
+		       pt_field_put(PT_FIELD_TAGS_NOW, e->tag_now);
+	case PT_ADDR_BLOCK_PCIE_STFIFO:
+		return pt_field_put(PT_FIELD_STFIFO_MIN, e->stf_min) |
+		       pt_field_put(PT_FIELD_STFIFO_NOW, e->stf_now);
+	default:
+		return 0;
+	}
+}
+
 /* Value of the register at addr (bits 15 and above ignored), taken
  * combinationally at the request edge. */
 uint32_t ptm_regs_value(const struct ptm_model *m, uint32_t addr)
 {
 	const struct ptm_generics *g = &m->g;
 	const struct ptm_derived *d = &m->d;
-	const unsigned sel = (addr >> 2) & 0xf;
 
-	switch ((addr >> 6) & 3) {
-	case 1:
-		return sel < m->nep ? m->ep[sel].cfg : 0;
-	case 2:
-		return sel < m->nep ? (uint32_t)m->ep[sel].tag_min << 16 | m->ep[sel].tag_now : 0;
-	case 3:
-		return sel < m->nep ? (uint32_t)m->ep[sel].stf_min << 16 | m->ep[sel].stf_now : 0;
-	default:
-		break;
-	}
-
-	switch (sel) {
-	case 0:
-		return PTM_MAGIC;
-	case 1:
-		return PTM_VERSION;
-	case 2:
-		return (m->nstreams & 0xff) << 16 | (g->dma_ports & 0xff) << 8 |
-		       (g->pcie_endpoints & 0xff);
-	case 3:
-		return (d->ep_channels & 0xff) << 24 | (g->cnt_width & 0xff) << 16 |
-		       (d->entries & 0xffff);
-	case 4:
-		return (uint32_t)PTM_PCIE_BRAKES << 24 | (d->pcie_regions & 0xff) << 16 | 2u << 8 |
-		       (d->pcie_channels & 0xff);
-	case 5:
-		return (d->dma_regions & 0xff) << 16 | (m->dma_buses & 0xff) << 8 |
-		       (d->dma_channels & 0xff);
-	case 6:
-		return (g->mfb_item_bytes & 0xff) << 16 | (g->drain_period & 0xffff);
-	case 7:
-		return PTM_CNT_BASE;
-	case 9: {
-		uint32_t ovf = 0, overrun = 0;
-		for (unsigned s = 0; s < m->nstreams; s++) {
-			struct ptm_probe_mi_out o;
-			ptm_probe_tx(m->ep[s / 2].probe[s % 2], &o);
-			ovf |= o.fifo_ovf;
-			overrun |= o.overrun;
-		}
-		return (overrun != 0) << 2 | (ovf != 0) << 1 | (uint32_t)ptm_acc_busy(&m->acc);
-	}
-	case 10:
-		return m->regs.read_live;
-	case 11:
-		return (g->dma_down_mfb_regions & 0xff) << 24 | (g->dma_up_mfb_regions & 0xff) << 16 |
-		       (g->pcie_rc_mfb_regions & 0xff) << 8 | (g->pcie_rq_mfb_regions & 0xff);
-	case 12:
-		return (g->pcie_rc_mfb_region_bytes & 0xffff) << 16 |
-		       (g->pcie_rq_mfb_region_bytes & 0xffff);
-	case 13:
-		return 0u << 16 | 2u << 8 | PTM_HIST_LEVELS;
-	case 14:
-		return (g->stfifo_capacity & 0xffff) << 16 | (g->tag_capacity & 0xffff);
-	case 15:
-		return (g->dma_down_mfb_region_bytes & 0xffff) << 16 |
-		       (g->dma_up_mfb_region_bytes & 0xffff);
-	default: /* 8 = COMMAND (write only) */
+	if (pt_addr_block(addr) != PT_ADDR_BLOCK_CFG)
+		return ep_value(m, pt_addr_block(addr), pt_addr_index(addr));
+	switch (pt_addr_index(addr)) {
+	case PT_REG_NUM(PT_REG_MAGIC):
+		return PT_MAGIC;
+	case PT_REG_NUM(PT_REG_VERSION):
+		return pt_field_put(PT_FIELD_VERSION_MAJOR, PT_VERSION_MAJOR) |
+		       pt_field_put(PT_FIELD_VERSION_MINOR, PT_VERSION_MINOR);
+	case PT_REG_NUM(PT_REG_CFG_TOPOLOGY):
+		return pt_field_put(PT_FIELD_TOPO_PROBES, m->nstreams) |
+		       pt_field_put(PT_FIELD_TOPO_DMA_PORTS, g->dma_ports) |
+		       pt_field_put(PT_FIELD_TOPO_ENDPOINTS, g->pcie_endpoints);
+	case PT_REG_NUM(PT_REG_CFG_LAYOUT):
+		return pt_field_put(PT_FIELD_LAYOUT_EP_CHANNELS, d->ep_channels) |
+		       pt_field_put(PT_FIELD_LAYOUT_CNT_WIDTH, g->cnt_width) |
+		       pt_field_put(PT_FIELD_LAYOUT_ENTRIES, d->entries);
+	case PT_REG_NUM(PT_REG_CFG_PCIE):
+		return pt_field_put(PT_FIELD_PCIE_BRAKES, PT_FW_PCIE_BRAKES) |
+		       pt_field_put(PT_FIELD_PCIE_REGIONS, d->pcie_regions) |
+		       pt_field_put(PT_FIELD_PCIE_BUSES, PT_FW_PCIE_BUSES) |
+		       pt_field_put(PT_FIELD_PCIE_CHANNELS, d->pcie_channels);
+	case PT_REG_NUM(PT_REG_CFG_DMA):
+		return pt_field_put(PT_FIELD_DMA_REGIONS, d->dma_regions) |
+		       pt_field_put(PT_FIELD_DMA_BUSES, m->dma_buses) |
+		       pt_field_put(PT_FIELD_DMA_CHANNELS, d->dma_channels);
+	case PT_REG_NUM(PT_REG_CFG_DRAIN):
+		return pt_field_put(PT_FIELD_DRAIN_ITEM_BYTES, g->mfb_item_bytes) |
+		       pt_field_put(PT_FIELD_DRAIN_PERIOD, g->drain_period);
+	case PT_REG_NUM(PT_REG_CNT_BASE):
+		return PT_CNT_WINDOW;
+	case PT_REG_NUM(PT_REG_STATUS):
+		return status_value(m);
+	case PT_REG_NUM(PT_REG_READ_SEL):
+		return pt_field_put(PT_FIELD_READ_SEL_LIVE, m->regs.read_live);
+	case PT_REG_NUM(PT_REG_CFG_REGIONS):
+		return pt_field_put(PT_FIELD_REGIONS_DOWN, g->dma_down_mfb_regions) |
+		       pt_field_put(PT_FIELD_REGIONS_UP, g->dma_up_mfb_regions) |
+		       pt_field_put(PT_FIELD_REGIONS_RC, g->pcie_rc_mfb_regions) |
+		       pt_field_put(PT_FIELD_REGIONS_RQ, g->pcie_rq_mfb_regions);
+	case PT_REG_NUM(PT_REG_CFG_WIDTH):
+		return pt_field_put(PT_FIELD_WIDTH_RC_BYTES, g->pcie_rc_mfb_region_bytes) |
+		       pt_field_put(PT_FIELD_WIDTH_RQ_BYTES, g->pcie_rq_mfb_region_bytes);
+	case PT_REG_NUM(PT_REG_CFG_HIST):
+		return pt_field_put(PT_FIELD_HIST_DMA, 0) |
+		       pt_field_put(PT_FIELD_HIST_PCIE, PT_FW_PCIE_HISTS) |
+		       pt_field_put(PT_FIELD_HIST_BANDS, PT_FW_HIST_BANDS);
+	case PT_REG_NUM(PT_REG_CFG_CAPACITY):
+		return pt_field_put(PT_FIELD_CAP_STFIFO, g->stfifo_capacity) |
+		       pt_field_put(PT_FIELD_CAP_TAGS, g->tag_capacity);
+	case PT_REG_NUM(PT_REG_CFG_WIDTH_DMA):
+		return pt_field_put(PT_FIELD_WIDTH_DOWN_BYTES, g->dma_down_mfb_region_bytes) |
+		       pt_field_put(PT_FIELD_WIDTH_UP_BYTES, g->dma_up_mfb_region_bytes);
+	default: /* COMMAND (write only) */
 		return 0;
 	}
 }
@@ -78,7 +109,7 @@ uint32_t ptm_regs_value(const struct ptm_model *m, uint32_t addr)
 /* RD_ADDR of the counter memory's software port: {not READ_SEL, entry}. */
 unsigned ptm_regs_acc_addr(const struct ptm_model *m, uint32_t addr)
 {
-	unsigned entry = (addr >> 3) & (m->d.entries - 1);
+	unsigned entry = pt_addr_entry(addr) & (m->d.entries - 1);
 	return (m->regs.read_live ? 0 : m->d.entries) | entry;
 }
 
@@ -88,9 +119,9 @@ void ptm_regs_edge(struct ptm_model *m, const struct ptm_mi_in *in, uint64_t acc
 	const unsigned cw = m->g.cnt_width;
 
 	/* Output multiplexer (second read stage), from the registers before the edge. */
-	if (!(r->addr_reg & 0x8000))
+	if (!pt_addr_in_window(r->addr_reg))
 		r->drd = r->reg_dout_reg;
-	else if (!(r->addr_reg & 4))
+	else if (!pt_addr_high_word(r->addr_reg))
 		r->drd = (uint32_t)acc_rd_data;
 	else
 		r->drd = (uint32_t)((cw >= 64 ? acc_rd_data : acc_rd_data & ((1ull << cw) - 1)) >> 32);
@@ -103,17 +134,17 @@ void ptm_regs_edge(struct ptm_model *m, const struct ptm_mi_in *in, uint64_t acc
 
 	/* Writes. */
 	r->cmd_snap = r->cmd_clear = r->cmd_mark = 0;
-	if (in->wr && !(in->addr & 0x8000)) {
-		switch ((in->addr >> 2) & 0x3f) {
-		case 0x08:
-			r->cmd_snap = in->dwr & 1;
-			r->cmd_clear = (in->dwr >> 1) & 1;
-			r->cmd_mark = (in->dwr >> 3) & 1;
-			if (in->dwr & 4)
+	if (in->wr && !pt_addr_in_window(in->addr)) {
+		switch (pt_addr_reg(in->addr)) {
+		case PT_REG_NUM(PT_REG_COMMAND):
+			r->cmd_snap = (uint8_t)pt_field_get(PT_FIELD_COMMAND_SNAPSHOT, in->dwr);
+			r->cmd_clear = (uint8_t)pt_field_get(PT_FIELD_COMMAND_CLEAR, in->dwr);
+			r->cmd_mark = (uint8_t)pt_field_get(PT_FIELD_COMMAND_CLEAR_MARKS, in->dwr);
+			if (pt_field_get(PT_FIELD_COMMAND_CLEAR_FLAGS, in->dwr))
 				r->flag_tgl ^= 1;
 			break;
-		case 0x0a:
-			r->read_live = in->dwr & 1;
+		case PT_REG_NUM(PT_REG_READ_SEL):
+			r->read_live = (uint8_t)pt_field_get(PT_FIELD_READ_SEL_LIVE, in->dwr);
 			break;
 		default:
 			break;

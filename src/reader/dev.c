@@ -16,11 +16,14 @@
 
 /* Registers from STATUS up to the last per-endpoint register. */
 #define REGS_FIRST PT_REG_STATUS
+#define REGS_END(endpoints) PT_REG_EP(PT_REG_PCIE_STFIFO, endpoints)
 
 static int bus_err(struct pt_dev *d, int rc, char *msg, size_t msglen)
 {
+	const char *m = pt_bus_message(d->bus);
+
 	if (msg && msglen)
-		snprintf(msg, msglen, "%s", d->bus->msg[0] ? d->bus->msg : strerror(-rc));
+		snprintf(msg, msglen, "%s", m[0] ? m : strerror(-rc));
 	return rc;
 }
 
@@ -44,10 +47,10 @@ int pt_dev_init(struct pt_dev *d, struct pt_bus *bus, char *msg, size_t msglen)
 	d->bus = bus;
 	d->busy_timeout = 1.0;
 	/* Two blocks around COMMAND, which is write-only. */
-	rc = pt_bus_read_block(bus, 0, cfg, PT_REG_COMMAND / 4);
+	rc = pt_bus_read_block(bus, PT_REG_MAGIC, cfg, PT_REG_NUM(PT_REG_COMMAND));
 	if (rc == 0)
-		rc = pt_bus_read_block(bus, PT_REG_STATUS, cfg + PT_REG_STATUS / 4,
-				       PT_CFG_REGS - PT_REG_STATUS / 4);
+		rc = pt_bus_read_block(bus, PT_REG_STATUS, cfg + PT_REG_NUM(PT_REG_STATUS),
+				       PT_CFG_REGS - PT_REG_NUM(PT_REG_STATUS));
 	if (rc < 0)
 		return bus_err(d, rc, msg, msglen);
 	rc = pt_layout_decode(cfg, &d->layout, msg, msglen);
@@ -56,7 +59,7 @@ int pt_dev_init(struct pt_dev *d, struct pt_bus *bus, char *msg, size_t msglen)
 		char what[PT_BUS_MSG_LEN];
 
 		snprintf(what, sizeof(what), "%s", msg);
-		snprintf(msg, msglen, "%s: %s", bus->device, what);
+		snprintf(msg, msglen, "%s: %s", pt_bus_device(bus), what);
 	}
 	return rc;
 }
@@ -90,7 +93,8 @@ static int wait_idle(struct pt_dev *d, uint32_t cmd, char *msg, size_t msglen)
 				snprintf(msg, msglen,
 					 "%s: STATUS busy did not clear within %.1f s after COMMAND "
 					 "0x%X (STATUS = 0x%08X)",
-					 d->bus->device, d->busy_timeout, (unsigned)cmd, (unsigned)st);
+					 pt_bus_device(d->bus), d->busy_timeout, (unsigned)cmd,
+					 (unsigned)st);
 			return -ETIMEDOUT;
 		}
 		/* A simulated device advances only when asked to: give it a
@@ -140,8 +144,8 @@ static int read_regs(struct pt_dev *d, struct pt_reading *r, char *msg, size_t m
 {
 	const struct pt_layout *l = &d->layout;
 	/* STATUS .. the last PCIE_STFIFO register: 39 + endpoints words. */
-	uint32_t regs[(PT_REG_PCIE_STFIFO + 4 * PT_MAX_ENDPOINTS - REGS_FIRST) / 4];
-	size_t nregs = (PT_REG_PCIE_STFIFO + 4 * l->endpoints - REGS_FIRST) / 4;
+	uint32_t regs[PT_REG_NUM(REGS_END(PT_MAX_ENDPOINTS) - REGS_FIRST)];
+	size_t nregs = PT_REG_NUM(REGS_END(l->endpoints) - REGS_FIRST);
 	int rc = pt_bus_read_block(d->bus, REGS_FIRST, regs, nregs);
 
 	if (rc < 0)
@@ -151,9 +155,9 @@ static int read_regs(struct pt_dev *d, struct pt_reading *r, char *msg, size_t m
 	memset(r->pcie_tags, 0, sizeof(r->pcie_tags));
 	memset(r->pcie_stfifo, 0, sizeof(r->pcie_stfifo));
 	for (unsigned ep = 0; ep < l->endpoints; ep++) {
-		r->pcie_status[ep] = regs[(PT_REG_PCIE_STATUS + 4 * ep - REGS_FIRST) / 4];
-		r->pcie_tags[ep] = regs[(PT_REG_PCIE_TAGS + 4 * ep - REGS_FIRST) / 4];
-		r->pcie_stfifo[ep] = regs[(PT_REG_PCIE_STFIFO + 4 * ep - REGS_FIRST) / 4];
+		r->pcie_status[ep] = regs[PT_REG_NUM(pt_reg_ep(PT_REG_PCIE_STATUS, ep) - REGS_FIRST)];
+		r->pcie_tags[ep] = regs[PT_REG_NUM(pt_reg_ep(PT_REG_PCIE_TAGS, ep) - REGS_FIRST)];
+		r->pcie_stfifo[ep] = regs[PT_REG_NUM(pt_reg_ep(PT_REG_PCIE_STFIFO, ep) - REGS_FIRST)];
 	}
 	return 0;
 }

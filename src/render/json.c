@@ -161,9 +161,6 @@ static void write_endpoint(struct jw *w, const struct pt_layout *l, const struct
 	}
 	jw_close(w);
 
-	static const char *const fields[] = {
-		"words", "backpressure", "transactions", "mvb", "mvb_backpressure", "items",
-	};
 	jw_open(w, "buses", '{');
 	for (unsigned b = 0; b < l->buses; b++) {
 		char name[64];
@@ -171,8 +168,9 @@ static void write_endpoint(struct jw *w, const struct pt_layout *l, const struct
 		enum pt_bus_kind kind = pt_layout_bus_kind(l, b);
 		bool pcie_clk = kind == PT_BUS_RQ || kind == PT_BUS_RC;
 		jw_open(w, name, '{');
-		for (unsigned f = 0; f < sizeof fields / sizeof fields[0]; f++)
-			jw_u64(w, fields[f], pt_render_cnt(r, pt_idx_bus(l, ep, b, f)));
+		for (unsigned f = 0; f < PT_F_REGION0; f++)
+			jw_u64(w, pt_bus_field_info(f)->json_key,
+			       pt_render_cnt(r, pt_idx_bus(l, ep, b, f)));
 		jw_open(w, "regions", '[');
 		unsigned nreg = pt_layout_bus_real_regions(l, b);
 		for (unsigned i = 0; i < nreg; i++)

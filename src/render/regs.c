@@ -11,34 +11,6 @@
 
 #include "render/render_priv.h"
 
-/* Configuration registers an image repeats, in file order.  COMMAND is
- * write-only and STATUS belongs to the reading, not to the layout. */
-static const struct {
-	uint32_t off;
-	const char *name;
-} cfg_regs[] = {
-	{ PT_REG_MAGIC, "MAGIC" },
-	{ PT_REG_VERSION, "VERSION" },
-	{ PT_REG_CFG_TOPOLOGY, "CFG_TOPOLOGY" },
-	{ PT_REG_CFG_LAYOUT, "CFG_LAYOUT" },
-	{ PT_REG_CFG_PCIE, "CFG_PCIE" },
-	{ PT_REG_CFG_DMA, "CFG_DMA" },
-	{ PT_REG_CFG_DRAIN, "CFG_DRAIN" },
-	{ PT_REG_CNT_BASE, "CNT_BASE" },
-	{ PT_REG_READ_SEL, "READ_SEL" },
-	{ PT_REG_CFG_REGIONS, "CFG_REGIONS" },
-	{ PT_REG_CFG_WIDTH, "CFG_WIDTH" },
-	{ PT_REG_CFG_HIST, "CFG_HIST" },
-	{ PT_REG_CFG_CAPACITY, "CFG_CAPACITY" },
-	{ PT_REG_CFG_WIDTH_DMA, "CFG_WIDTH_DMA" },
-};
-
-static const char *const field_names[] = {
-	"words", "backpressure", "transactions", "mvb", "mvb_backpressure", "items",
-};
-
-static const char *const kind_names[] = { "RQ", "RC", "UP", "DOWN" };
-
 /* The recorded time in plain decimal (no sign, no exponent) whose strtod
  * is exactly t: the shortest round-trip digits, placed by hand. */
 static int format_seconds(double t, char *buf, size_t len)
@@ -55,73 +27,53 @@ static int format_seconds(double t, char *buf, size_t len)
 	return pt_render_plain_decimal(buf, len, d, e);
 }
 
-/* A comment naming counter i, built from the layout's own index helpers. */
-struct counter_names {
-	char **name; /* entries, NULL where the layout names nothing */
-	unsigned entries;
-};
-
-static void name_set(struct counter_names *cn, unsigned idx, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void name_set(struct counter_names *cn, unsigned idx, const char *fmt, ...)
+/* The configuration registers an image repeats, in file order: all but
+ * COMMAND (write only) and STATUS (part of the reading, written next). */
+static void write_cfg(FILE *out, const struct pt_layout *l)
 {
-	if (idx >= cn->entries || cn->name[idx])
-		return;
-	char buf[96];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	cn->name[idx] = strdup(buf);
-}
+	for (unsigned i = 0; i < PT_CFG_REGS; i++) {
+		uint32_t off = 4u * i;
 
-static void names_free(struct counter_names *cn)
-{
-	if (cn->name)
-		for (unsigned i = 0; i < cn->entries; i++)
-			free(cn->name[i]);
-	free(cn->name);
-}
-
-static int names_build(const struct pt_layout *l, unsigned entries, struct counter_names *cn)
-{
-	cn->entries = entries;
-	cn->name = calloc(entries ? entries : 1, sizeof *cn->name);
-	if (!cn->name)
-		return -ENOMEM;
-	unsigned eps = l->endpoints < PT_MAX_ENDPOINTS ? l->endpoints : PT_MAX_ENDPOINTS;
-	for (unsigned ep = 0; ep < eps; ep++) {
-		name_set(cn, pt_idx_pcie_cycles(l, ep), "ep%u pcie cycles", ep);
-		name_set(cn, pt_idx_dma_cycles(l, ep), "ep%u dma cycles", ep);
-		for (unsigned b = 0; b < l->buses; b++) {
-			enum pt_bus_kind kind = pt_layout_bus_kind(l, b);
-			char bus[24];
-			if (kind == PT_BUS_RQ || kind == PT_BUS_RC)
-				snprintf(bus, sizeof bus, "%s", kind_names[kind]);
-			else
-				snprintf(bus, sizeof bus, "%s%u", kind_names[kind], pt_layout_bus_port(l, b));
-			for (unsigned f = 0; f < sizeof field_names / sizeof field_names[0]; f++)
-				name_set(cn, pt_idx_bus(l, ep, b, f), "ep%u %s %s", ep, bus, field_names[f]);
-			unsigned probe = kind <= PT_BUS_RC ? l->pcie_regions : l->dma_regions;
-			unsigned real = pt_layout_bus_real_regions(l, b);
-			for (unsigned r = 0; r < probe; r++)
-				name_set(cn, pt_idx_bus(l, ep, b, PT_F_REGION0 + r), "ep%u %s region %u%s", ep,
-					 bus, r, r < real ? "" : " (padding)");
-		}
-		for (unsigned k = 0; k < l->driven_brakes; k++)
-			name_set(cn, pt_idx_brake(l, ep, k), "ep%u brake %u", ep, k);
-		for (unsigned h = 0; h < l->pcie_hists; h++)
-			for (unsigned b = 0; b < l->hist_bands; b++)
-				name_set(cn, pt_idx_hist(l, ep, h, b), "ep%u hist %u band %u", ep, h, b);
+		if (off != PT_REG_COMMAND && off != PT_REG_STATUS)
+			fprintf(out, "0x%04" PRIX32 " 0x%08" PRIX32 "  # %s\n", off, l->cfg[i],
+				pt_reg_name(off));
 	}
-	for (unsigned i = 0; i < entries; i++)
-		if (!cn->name[i])
-			name_set(cn, i, "counter %u", i);
-	for (unsigned i = 0; i < entries; i++)
-		if (!cn->name[i])
-			return -ENOMEM;
-	return 0;
+}
+
+static void write_ep_regs(FILE *out, const struct pt_layout *l, const struct pt_reading *r)
+{
+	static const enum pt_reg blocks[] = { PT_REG_PCIE_STATUS, PT_REG_PCIE_TAGS,
+					      PT_REG_PCIE_STFIFO };
+
+	for (unsigned ep = 0; ep < l->endpoints; ep++)
+		for (unsigned k = 0; k < 3; k++) {
+			const uint32_t *v = k == 0 ? r->pcie_status : k == 1 ? r->pcie_tags
+									   : r->pcie_stfifo;
+
+			fprintf(out, "0x%04" PRIX32 " 0x%08" PRIX32 "  # %s ep%u\n",
+				pt_reg_ep(blocks[k], ep), v[ep], pt_reg_name(blocks[k]), ep);
+		}
+}
+
+/* Every non-zero counter word, named by the counter table. */
+static void write_counters(FILE *out, const struct pt_layout *l, const struct pt_reading *r)
+{
+	for (unsigned i = 0; i < r->entries; i++) {
+		uint64_t v = r->cnt[i];
+		uint32_t lo = (uint32_t)v, hi = (uint32_t)(v >> 32);
+		char name[PT_COUNTER_NAME_LEN];
+
+		if (!lo && !hi)
+			continue;
+		if (pt_counter_name(l, i, name, sizeof name) < 0)
+			snprintf(name, sizeof name, "entry %u (unused)", i);
+		if (lo)
+			fprintf(out, "0x%04" PRIX32 " 0x%08" PRIX32 "  # %s\n",
+				pt_addr_counter(l->cnt_base, i, 0), lo, name);
+		if (hi)
+			fprintf(out, "0x%04" PRIX32 " 0x%08" PRIX32 "  # %s, high word\n",
+				pt_addr_counter(l->cnt_base, i, 1), hi, name);
+	}
 }
 
 int pt_render_regs_image(FILE *out, const struct pt_layout *l, const struct pt_reading *r)
@@ -141,43 +93,18 @@ int pt_render_regs_image(FILE *out, const struct pt_layout *l, const struct pt_r
 		return -EINVAL;
 	/* a window over the registers would repeat their offsets, which the
 	 * format forbids inside one image */
-	if (r->entries && l->cnt_base < PT_REG_PCIE_STFIFO + 4u * PT_MAX_ENDPOINTS)
+	if (r->entries && l->cnt_base < pt_reg_ep(PT_REG_PCIE_STFIFO, PT_MAX_ENDPOINTS))
 		return -ERANGE;
 	char secs[400];
 	int rc = format_seconds(r->time, secs, sizeof secs);
 	if (rc)
 		return rc;
-	struct counter_names cn;
-	rc = names_build(l, r->entries, &cn);
-	if (rc) {
-		names_free(&cn);
-		return rc;
-	}
-
 	fprintf(out, "\n@snapshot %s\n", secs);
-	for (size_t i = 0; i < sizeof cfg_regs / sizeof cfg_regs[0]; i++)
-		fprintf(out, "0x%04" PRIX32 " 0x%08" PRIX32 "  # %s\n", cfg_regs[i].off,
-			l->cfg[cfg_regs[i].off / 4], cfg_regs[i].name);
-	fprintf(out, "0x%04X 0x%08" PRIX32 "  # STATUS\n", PT_REG_STATUS, r->status);
-	for (unsigned ep = 0; ep < l->endpoints; ep++) {
-		fprintf(out, "0x%04X 0x%08" PRIX32 "  # PCIE_STATUS ep%u\n", PT_REG_PCIE_STATUS + 4 * ep,
-			r->pcie_status[ep], ep);
-		fprintf(out, "0x%04X 0x%08" PRIX32 "  # PCIE_TAGS ep%u\n", PT_REG_PCIE_TAGS + 4 * ep,
-			r->pcie_tags[ep], ep);
-		fprintf(out, "0x%04X 0x%08" PRIX32 "  # PCIE_STFIFO ep%u\n", PT_REG_PCIE_STFIFO + 4 * ep,
-			r->pcie_stfifo[ep], ep);
-	}
-	for (unsigned i = 0; i < r->entries; i++) {
-		uint64_t v = r->cnt[i];
-		uint32_t lo = (uint32_t)v, hi = (uint32_t)(v >> 32);
-		uint32_t off = l->cnt_base + 8u * i;
-		if (lo)
-			fprintf(out, "0x%04" PRIX32 " 0x%08" PRIX32 "  # %s\n", off, lo, cn.name[i]);
-		if (hi)
-			fprintf(out, "0x%04" PRIX32 " 0x%08" PRIX32 "  # %s, high word\n", off + 4, hi,
-				cn.name[i]);
-	}
-	names_free(&cn);
+	write_cfg(out, l);
+	fprintf(out, "0x%04X 0x%08" PRIX32 "  # %s\n", PT_REG_STATUS, r->status,
+		pt_reg_name(PT_REG_STATUS));
+	write_ep_regs(out, l, r);
+	write_counters(out, l, r);
 	return pt_render_stream_status(out);
 }
 

@@ -17,26 +17,6 @@ static const char *const bus_headers[] = {
 };
 #define BUS_COLS (sizeof bus_headers / sizeof bus_headers[0])
 
-/* The BRAKE reasons the firmware names (PCIE_PTC_BRAKE bits). */
-static const struct {
-	bool down;
-	const char *label;
-} named_reasons[] = {
-	{ false, "no free PCIe tag" },
-	{ false, "PCIe tag not ready" },
-	{ false, "no room for completions" },
-	{ false, "no completion header entry" },
-	{ true, "MFB stalled towards DMA" },
-	{ true, "MVB stalled towards DMA" },
-};
-#define NAMED_REASONS (sizeof named_reasons / sizeof named_reasons[0])
-
-static const char *const band_names[] = { "none", "<=1/8", "<=1/2", "rest" };
-#define NAMED_BANDS (sizeof band_names / sizeof band_names[0])
-
-static const char *const hist_titles[] = { "PCIe tags", "PTC storage FIFO words" };
-#define NAMED_HISTS (sizeof hist_titles / sizeof hist_titles[0])
-
 struct ctx {
 	FILE *out;
 	const struct pt_layout *l;
@@ -206,7 +186,7 @@ static int write_bus_table(const struct ctx *c, unsigned ep)
 
 struct reason_cell {
 	const char *label;
-	char label_buf[32];
+	char label_buf[PT_REGS_NAME_LEN];
 	uint64_t value;
 };
 
@@ -250,19 +230,13 @@ static void sort_reasons(const struct ctx *c, unsigned ep, struct reason_column 
 	const struct pt_layout *l = c->l;
 
 	for (unsigned k = 0; k < l->driven_brakes; k++) {
-		bool is_down = k < NAMED_REASONS && named_reasons[k].down;
-		struct reason_column *col = is_down ? down : up;
+		struct reason_column *col = pt_brake_stream(k) == PT_STREAM_DOWN ? down : up;
 		struct reason_cell *cell = &col->cell[col->n++];
 
-		if (k < NAMED_REASONS) {
-			cell->label = named_reasons[k].label;
-		} else {
-			snprintf(cell->label_buf, sizeof cell->label_buf, "reason %u", k);
-			cell->label = cell->label_buf;
-		}
+		cell->label = pt_brake_label(k, cell->label_buf);
 		cell->value = cnt(c, pt_idx_brake(l, ep, k));
 	}
-	up->cell[up->n].label = "PCIe endpoint not ready";
+	up->cell[up->n].label = PT_BRAKE_LABEL_RQ_STALL;
 	up->cell[up->n].value = cnt(c, pt_idx_bus(l, ep, 0, PT_F_BACKPRESSURE));
 	up->n++;
 	up->label_width = label_width(up);
@@ -322,7 +296,7 @@ static int write_hists(const struct ctx *c, unsigned ep)
 		return 0;
 	uint64_t pcie_cycles = cnt(c, pt_idx_pcie_cycles(l, ep));
 	unsigned ncols = 2 + l->hist_bands;
-	char(*hdr_buf)[24] = calloc(ncols, sizeof *hdr_buf);
+	char(*hdr_buf)[PT_REGS_NAME_LEN] = calloc(ncols, sizeof *hdr_buf);
 	const char **hdr = calloc(ncols, sizeof *hdr);
 	char(*cell_buf)[40] = calloc(ncols, sizeof *cell_buf);
 	const char **row = calloc(ncols, sizeof *row);
@@ -331,21 +305,15 @@ static int write_hists(const struct ctx *c, unsigned ep)
 		goto out;
 	hdr[0] = "Time spent low";
 	hdr[1] = "of";
-	for (unsigned b = 0; b < l->hist_bands; b++) {
-		if (b < NAMED_BANDS)
-			snprintf(hdr_buf[2 + b], sizeof hdr_buf[0], "%s", band_names[b]);
-		else
-			snprintf(hdr_buf[2 + b], sizeof hdr_buf[0], "band %u", b);
-		hdr[2 + b] = hdr_buf[2 + b];
-	}
+	for (unsigned b = 0; b < l->hist_bands; b++)
+		hdr[2 + b] = pt_band_label(b, hdr_buf[2 + b]);
 	struct pt_table t;
 	pt_table_init(&t, ncols, hdr);
 	for (unsigned h = 0; h < l->pcie_hists; h++) {
-		unsigned cap = h == 0 ? l->tag_capacity : h == 1 ? l->stfifo_capacity : 0;
-		if (h < NAMED_HISTS)
-			snprintf(cell_buf[0], sizeof cell_buf[0], "%s", hist_titles[h]);
-		else
-			snprintf(cell_buf[0], sizeof cell_buf[0], "resource %u", h);
+		char label[PT_REGS_NAME_LEN];
+		unsigned cap = pt_layout_hist_capacity(l, h);
+
+		snprintf(cell_buf[0], sizeof cell_buf[0], "%s", pt_hist_label(h, label));
 		if (cap)
 			snprintf(cell_buf[1], sizeof cell_buf[1], "%u", cap);
 		else

@@ -20,6 +20,7 @@
 #include "model/model_priv.h"
 #include "pcie_telemetry/model.h"
 #include "pcie_telemetry/trace.h"
+#include "test_util.h"
 
 /* ------------------------------------------------------------------ */
 /* Conformance vectors                                                 */
@@ -52,16 +53,9 @@ static size_t parse_r(const char *text, struct rline *out, size_t cap, int with_
 
 static char *slurp(const char *path)
 {
-	FILE *f = fopen(path, "rb");
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	long len = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *buf = malloc((size_t)len + 1);
+	char *buf = pt_test_slurp(path, NULL);
+
 	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)len, f), (size_t)len);
-	buf[len] = 0;
-	fclose(f);
 	return buf;
 }
 
@@ -361,7 +355,7 @@ static void test_mi_regs(void **state)
 	in.addr = 4;
 	ptm_mi_edge(m, &in, &out);
 	assert_int_equal(out.drdy, 1);
-	assert_int_equal(out.drd, PTM_MAGIC);
+	assert_int_equal(out.drd, PT_MAGIC);
 	assert_int_equal(out.ardy, 0);
 	ptm_mi_edge(m, &in, &out);
 	assert_int_equal(out.drdy, 0);
@@ -373,7 +367,7 @@ static void test_mi_regs(void **state)
 	in.addr = 0x8;
 	ptm_mi_edge(m, &in, &out);
 	assert_int_equal(out.drdy, 1);
-	assert_int_equal(out.drd, PTM_VERSION);
+	assert_int_equal(out.drd, 0x00020000u); /* VERSION 2.0 */
 	in.rd = 0;
 	ptm_mi_edge(m, &in, &out);
 	assert_int_equal(out.drdy, 1);
@@ -382,10 +376,10 @@ static void test_mi_regs(void **state)
 	assert_int_equal(out.drdy, 0);
 
 	/* Aliases every 0x100 and above bit 15; unmapped reads 0. */
-	assert_int_equal(ptm_mi_read(m, 0x100), PTM_MAGIC);
-	assert_int_equal(ptm_mi_read(m, 0x7f00), PTM_MAGIC);
-	assert_int_equal(ptm_mi_read(m, 0x12340000), PTM_MAGIC);
-	assert_int_equal(ptm_mi_read(m, 0x3), PTM_MAGIC);
+	assert_int_equal(ptm_mi_read(m, 0x100), PT_MAGIC);
+	assert_int_equal(ptm_mi_read(m, 0x7f00), PT_MAGIC);
+	assert_int_equal(ptm_mi_read(m, 0x12340000), PT_MAGIC);
+	assert_int_equal(ptm_mi_read(m, 0x3), PT_MAGIC);
 	assert_int_equal(ptm_mi_read(m, 0x20), 0);
 	assert_int_equal(ptm_mi_read(m, 0x44), 0);   /* endpoint 1 of 1 */
 	assert_int_equal(ptm_mi_read(m, 0x80), 0x07ff0000); /* mins all ones */
@@ -395,7 +389,7 @@ static void test_mi_regs(void **state)
 
 	/* Writes to read-only registers are ignored; READ_SEL reads back. */
 	ptm_mi_write(m, 0x0, 0);
-	assert_int_equal(ptm_mi_read(m, 0x0), PTM_MAGIC);
+	assert_int_equal(ptm_mi_read(m, 0x0), PT_MAGIC);
 	ptm_mi_write(m, 0x28, 0xffffffff);
 	assert_int_equal(ptm_mi_read(m, 0x28), 1);
 	ptm_mi_write(m, 0x8028, 0); /* counter window: not a register write */

@@ -25,6 +25,7 @@
 #include "model/probe_priv.h"
 #include "pcie_telemetry/model.h"
 #include "pcie_telemetry/trace.h"
+#include "test_util.h"
 
 /* ------------------------------------------------------------------ */
 /* helpers                                                             */
@@ -40,31 +41,6 @@ static uint64_t rnd(void)
 	return x;
 }
 static unsigned rndn(unsigned n) { return (unsigned)(rnd() % n); }
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	char *buf = NULL;
-	size_t cap = 0, n = 0, r;
-	char tmp[65536];
-	while ((r = fread(tmp, 1, sizeof(tmp), f)) > 0) {
-		if (n + r + 1 > cap) {
-			cap = 2 * (n + r + 1);
-			buf = realloc(buf, cap);
-			assert_non_null(buf);
-		}
-		memcpy(buf + n, tmp, r);
-		n += r;
-	}
-	fclose(f);
-	if (!buf)
-		buf = calloc(1, 1);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-}
 
 /* The expected file without its `#` comment lines. */
 static char *strip_comments(const char *text)
@@ -120,7 +96,7 @@ static void test_vectors(void **state)
 		snprintf(tpath, sizeof(tpath), "%s/%s", dir, de->d_name);
 		snprintf(epath, sizeof(epath), "%s/%.*s.expected", dir, (int)(l - 6), de->d_name);
 		size_t tl, el;
-		char *trace = slurp(tpath, &tl), *exp = slurp(epath, &el);
+		char *trace = pt_test_slurp(tpath, &tl), *exp = pt_test_slurp(epath, &el);
 		assert_non_null(trace);
 		assert_non_null(exp);
 		char *want = strip_comments(exp), *got = NULL, msg[512] = "";

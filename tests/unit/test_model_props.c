@@ -326,7 +326,7 @@ static void run_and_check(const struct ptm_generics *g, const struct run_cfg *rc
 	for (unsigned e = 0; e < nep; e++) {
 		unsigned pit[2] = {g->pcie_rq_mfb_region_bytes / g->mfb_item_bytes,
 				   g->pcie_rc_mfb_region_bytes / g->mfb_item_bytes};
-		ref_init(&ref[2 * e], 2, s.pr, pit, PTM_PCIE_BRAKES, R, nlast, dp);
+		ref_init(&ref[2 * e], 2, s.pr, pit, PT_FW_PCIE_BRAKES, R, nlast, dp);
 		unsigned dit[PTM_MAX_PROBE_BUSES];
 		for (unsigned p = 0; p < g->dma_ports; p++) {
 			dit[2 * p] = g->dma_up_mfb_region_bytes / g->mfb_item_bytes;

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "pcie_telemetry/bus.h"
+#include "bus/backend.h"
 #include "pcie_telemetry/telemetry.h"
 
 struct fake {

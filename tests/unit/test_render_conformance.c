@@ -25,34 +25,9 @@
 #include "pcie_telemetry/bus.h"
 #include "pcie_telemetry/render.h"
 #include "pcie_telemetry/telemetry.h"
+#include "test_util.h"
 
 #define CASE_DIR PT_TEST_DATA "/conformance/report"
-
-/* Whole file into memory (NUL-terminated); NULL when it does not exist. */
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	char *buf = NULL;
-	size_t n = 0, cap = 0;
-	for (;;) {
-		if (n + 4096 + 1 > cap) {
-			cap = cap ? 2 * cap : 8192;
-			buf = realloc(buf, cap);
-			assert_non_null(buf);
-		}
-		size_t got = fread(buf + n, 1, 4096, f);
-		n += got;
-		if (got == 0)
-			break;
-	}
-	fclose(f);
-	buf[n] = '\0';
-	if (len)
-		*len = n;
-	return buf;
-}
 
 struct args {
 	bool json, clear, interval_mode;
@@ -252,9 +227,9 @@ static void test_report_cases(void **state)
 		const char *name = names[i];
 		char path[1024];
 		snprintf(path, sizeof path, "%s/%s.args", CASE_DIR, name);
-		char *argtext = slurp(path, NULL);
+		char *argtext = pt_test_slurp(path, NULL);
 		snprintf(path, sizeof path, "%s/%s.rc", CASE_DIR, name);
-		char *rctext = slurp(path, NULL);
+		char *rctext = pt_test_slurp(path, NULL);
 		assert_non_null(argtext);
 		assert_non_null(rctext);
 		struct args a;
@@ -286,10 +261,10 @@ static void test_report_cases(void **state)
 			print_message("%s: %s\n", name, msg);
 		} else {
 			snprintf(path, sizeof path, "%s/%s.mod.out", CASE_DIR, name);
-			char *want = slurp(path, NULL);
+			char *want = pt_test_slurp(path, NULL);
 			if (!want) {
 				snprintf(path, sizeof path, "%s/%s.out", CASE_DIR, name);
-				want = slurp(path, NULL);
+				want = pt_test_slurp(path, NULL);
 			}
 			assert_non_null(want);
 			int rrc;

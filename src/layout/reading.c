@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pcie_telemetry/telemetry.h"
+#include "pcie_telemetry/reading.h"
 
 int pt_reading_init(struct pt_reading *r, unsigned entries)
 {
@@ -30,16 +30,17 @@ void pt_link_decode(const struct pt_reading *r, unsigned ep, struct pt_link *out
 {
 	uint32_t st = r->pcie_status[ep], tags = r->pcie_tags[ep], fifo = r->pcie_stfifo[ep];
 
-	out->mps = 128u << (st & 7u);
-	out->mrrs = 128u << ((st >> 3) & 7u);
-	out->ext_tag = (st >> 6) & 1u;
-	out->tag_10b = (st >> 7) & 1u;
-	out->rcb = ((st >> 8) & 1u) ? 128u : 64u;
-	out->link_up = (st >> 9) & 1u;
-	out->tags_free = tags & 0xFFFFu;
-	out->tags_free_min = tags >> 16;
-	out->stfifo_free = fifo & 0xFFFFu;
-	out->stfifo_free_min = fifo >> 16;
+	/* codes 6 and 7 give 8192 and 16384, as upstream shows them */
+	out->mps = 128u << pt_field_get(PT_FIELD_EP_MPS, st);
+	out->mrrs = 128u << pt_field_get(PT_FIELD_EP_MRRS, st);
+	out->ext_tag = pt_field_get(PT_FIELD_EP_EXT_TAG, st);
+	out->tag_10b = pt_field_get(PT_FIELD_EP_TAG_10B, st);
+	out->rcb = pt_field_get(PT_FIELD_EP_RCB, st) ? 128u : 64u;
+	out->link_up = pt_field_get(PT_FIELD_EP_LINK_UP, st);
+	out->tags_free = pt_field_get(PT_FIELD_TAGS_NOW, tags);
+	out->tags_free_min = pt_field_get(PT_FIELD_TAGS_MIN, tags);
+	out->stfifo_free = pt_field_get(PT_FIELD_STFIFO_NOW, fifo);
+	out->stfifo_free_min = pt_field_get(PT_FIELD_STFIFO_MIN, fifo);
 }
 
 uint64_t pt_counter_diff(uint64_t later, uint64_t earlier, unsigned width)

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pcie_telemetry/telemetry.h"
+#include "pcie_telemetry/layout.h"
 
 static int bad(char *msg, size_t msglen, const char *reg, uint32_t val, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
@@ -33,14 +33,14 @@ static int bad(char *msg, size_t msglen, const char *reg, uint32_t val, const ch
 	return -EPROTO;
 }
 
-static unsigned field(uint32_t v, unsigned shift, unsigned bits)
+static unsigned field(const uint32_t cfg[PT_CFG_REGS], enum pt_field f)
 {
-	return (unsigned)((v >> shift) & ((1u << bits) - 1u));
+	return (unsigned)pt_field_cfg(cfg, f);
 }
 
 static uint32_t reg(const uint32_t cfg[PT_CFG_REGS], enum pt_reg r)
 {
-	return cfg[r / 4];
+	return cfg[PT_REG_NUM(r)];
 }
 
 static int check_identity(const uint32_t cfg[PT_CFG_REGS], struct pt_layout *l, char *msg,
@@ -51,8 +51,8 @@ static int check_identity(const uint32_t cfg[PT_CFG_REGS], struct pt_layout *l, 
 	if (magic != PT_MAGIC)
 		return bad(msg, msglen, "MAGIC", magic,
 			   "not a PCIe telemetry component (expected 0x%08X)", PT_MAGIC);
-	l->version_major = field(version, 16, 16);
-	l->version_minor = field(version, 0, 16);
+	l->version_major = field(cfg, PT_FIELD_VERSION_MAJOR);
+	l->version_minor = field(cfg, PT_FIELD_VERSION_MINOR);
 	if (l->version_major != PT_VERSION_MAJOR)
 		return bad(msg, msglen, "VERSION", version,
 			   "major version %u is not supported, the register map of major %u is "
@@ -66,16 +66,16 @@ static int decode_topology(const uint32_t cfg[PT_CFG_REGS], struct pt_layout *l,
 {
 	const uint32_t topo = reg(cfg, PT_REG_CFG_TOPOLOGY), lay = reg(cfg, PT_REG_CFG_LAYOUT);
 
-	l->endpoints = field(topo, 0, 8);
-	l->dma_ports = field(topo, 8, 8);
-	l->probes = field(topo, 16, 8);
+	l->endpoints = field(cfg, PT_FIELD_TOPO_ENDPOINTS);
+	l->dma_ports = field(cfg, PT_FIELD_TOPO_DMA_PORTS);
+	l->probes = field(cfg, PT_FIELD_TOPO_PROBES);
 	if (l->endpoints < 1 || l->endpoints > PT_MAX_ENDPOINTS)
 		return bad(msg, msglen, "CFG_TOPOLOGY", topo,
 			   "%u PCIe endpoints (1 to %u are possible)", l->endpoints,
 			   PT_MAX_ENDPOINTS);
-	l->entries = field(lay, 0, 16);
-	l->cnt_width = field(lay, 16, 8);
-	l->ep_channels = field(lay, 24, 8);
+	l->entries = field(cfg, PT_FIELD_LAYOUT_ENTRIES);
+	l->cnt_width = field(cfg, PT_FIELD_LAYOUT_CNT_WIDTH);
+	l->ep_channels = field(cfg, PT_FIELD_LAYOUT_EP_CHANNELS);
 	if (l->cnt_width < 33 || l->cnt_width > 64)
 		return bad(msg, msglen, "CFG_LAYOUT", lay,
 			   "counter width %u bits is outside the range 33 to 64", l->cnt_width);
@@ -102,11 +102,11 @@ static int decode_probes(const uint32_t cfg[PT_CFG_REGS], struct pt_layout *l, c
 	const uint32_t pcie = reg(cfg, PT_REG_CFG_PCIE), dma = reg(cfg, PT_REG_CFG_DMA);
 	int rc;
 
-	l->pcie_channels = field(pcie, 0, 8);
-	l->pcie_buses = field(pcie, 8, 8);
-	l->pcie_regions = field(pcie, 16, 8);
-	l->pcie_brakes = field(pcie, 24, 8);
-	if (l->pcie_buses != 2)
+	l->pcie_channels = field(cfg, PT_FIELD_PCIE_CHANNELS);
+	l->pcie_buses = field(cfg, PT_FIELD_PCIE_BUSES);
+	l->pcie_regions = field(cfg, PT_FIELD_PCIE_REGIONS);
+	l->pcie_brakes = field(cfg, PT_FIELD_PCIE_BRAKES);
+	if (l->pcie_buses != PT_FW_PCIE_BUSES)
 		return bad(msg, msglen, "CFG_PCIE", pcie,
 			   "%u buses, but the PCIe clock probe observes 2 (RQ and RC)",
 			   l->pcie_buses);
@@ -115,10 +115,10 @@ static int decode_probes(const uint32_t cfg[PT_CFG_REGS], struct pt_layout *l, c
 	if (rc < 0)
 		return rc;
 
-	l->dma_channels = field(dma, 0, 8);
-	l->dma_buses = field(dma, 8, 8);
-	l->dma_regions = field(dma, 16, 8);
-	l->dma_brakes = field(dma, 24, 8);
+	l->dma_channels = field(cfg, PT_FIELD_DMA_CHANNELS);
+	l->dma_buses = field(cfg, PT_FIELD_DMA_BUSES);
+	l->dma_regions = field(cfg, PT_FIELD_DMA_REGIONS);
+	l->dma_brakes = field(cfg, PT_FIELD_DMA_BRAKES);
 	if (l->dma_buses != 2 * l->dma_ports)
 		return bad(msg, msglen, "CFG_DMA", dma,
 			   "%u buses, but %u DMA port%s per endpoint (CFG_TOPOLOGY = 0x%08X) make %u",
@@ -148,10 +148,10 @@ static int check_window(const uint32_t cfg[PT_CFG_REGS], struct pt_layout *l, ch
 	if (base % 4u != 0)
 		return bad(msg, msglen, "CNT_BASE", base,
 			   "the counter window must start on a multiple of 4 bytes");
-	if (base < PT_REG_PCIE_STFIFO + 4 * PT_MAX_ENDPOINTS)
+	if (base < pt_reg_ep(PT_REG_PCIE_STFIFO, PT_MAX_ENDPOINTS))
 		return bad(msg, msglen, "CNT_BASE", base,
 			   "the counter window would overlap the registers at 0x0000..0x%04X",
-			   PT_REG_PCIE_STFIFO + 4 * PT_MAX_ENDPOINTS - 1);
+			   (unsigned)pt_reg_ep(PT_REG_PCIE_STFIFO, PT_MAX_ENDPOINTS) - 1);
 	if (base >= PT_COMP_SPAN || (uint64_t)l->entries * 8u > PT_COMP_SPAN - base)
 		return bad(msg, msglen, "CNT_BASE", base,
 			   "a window of %u counters (0x%X bytes) from here leaves the 64 KiB of "
@@ -163,26 +163,27 @@ static int check_window(const uint32_t cfg[PT_CFG_REGS], struct pt_layout *l, ch
 static int decode_buses(const uint32_t cfg[PT_CFG_REGS], struct pt_layout *l, char *msg,
 			size_t msglen)
 {
-	static const char *const kind_name[4] = { "RQ", "RC", "UP", "DOWN" };
-	const uint32_t regions = reg(cfg, PT_REG_CFG_REGIONS), drain = reg(cfg, PT_REG_CFG_DRAIN);
-	const uint32_t width = reg(cfg, PT_REG_CFG_WIDTH), wdma = reg(cfg, PT_REG_CFG_WIDTH_DMA);
+	/* by pt_bus_kind */
+	static const enum pt_field regions_of[4] = { PT_FIELD_REGIONS_RQ, PT_FIELD_REGIONS_RC,
+						     PT_FIELD_REGIONS_UP, PT_FIELD_REGIONS_DOWN };
+	static const enum pt_field bytes_of[4] = { PT_FIELD_WIDTH_RQ_BYTES, PT_FIELD_WIDTH_RC_BYTES,
+						   PT_FIELD_WIDTH_UP_BYTES,
+						   PT_FIELD_WIDTH_DOWN_BYTES };
+	const uint32_t regions = reg(cfg, PT_REG_CFG_REGIONS);
 
-	l->drain_period = field(drain, 0, 16);
-	l->item_bytes = field(drain, 16, 8);
+	l->drain_period = field(cfg, PT_FIELD_DRAIN_PERIOD);
+	l->item_bytes = field(cfg, PT_FIELD_DRAIN_ITEM_BYTES);
 	for (unsigned k = 0; k < 4; k++) {
 		unsigned probe = k < 2 ? l->pcie_regions : l->dma_regions;
 
-		l->real_regions[k] = field(regions, 8 * k, 8);
+		l->real_regions[k] = field(cfg, regions_of[k]);
+		l->region_bytes[k] = field(cfg, bytes_of[k]);
 		if (l->real_regions[k] > probe)
 			return bad(msg, msglen, "CFG_REGIONS", regions,
 				   "the %s bus has %u regions, more than the %u of its probe (%s)",
-				   kind_name[k], l->real_regions[k], probe,
+				   pt_field_info(regions_of[k])->name, l->real_regions[k], probe,
 				   k < 2 ? "CFG_PCIE" : "CFG_DMA");
 	}
-	l->region_bytes[PT_BUS_RQ] = field(width, 0, 16);
-	l->region_bytes[PT_BUS_RC] = field(width, 16, 16);
-	l->region_bytes[PT_BUS_UP] = field(wdma, 0, 16);
-	l->region_bytes[PT_BUS_DOWN] = field(wdma, 16, 16);
 	l->buses = 2 + 2 * l->dma_ports;
 	return 0;
 }
@@ -191,11 +192,11 @@ static int decode_buses(const uint32_t cfg[PT_CFG_REGS], struct pt_layout *l, ch
 static int decode_hists(const uint32_t cfg[PT_CFG_REGS], struct pt_layout *l, char *msg,
 			size_t msglen)
 {
-	const uint32_t hist = reg(cfg, PT_REG_CFG_HIST), cap = reg(cfg, PT_REG_CFG_CAPACITY);
+	const uint32_t hist = reg(cfg, PT_REG_CFG_HIST);
 
-	l->hist_bands = field(hist, 0, 8);
-	l->pcie_hists = field(hist, 8, 8);
-	l->dma_hists = field(hist, 16, 8);
+	l->hist_bands = field(cfg, PT_FIELD_HIST_BANDS);
+	l->pcie_hists = field(cfg, PT_FIELD_HIST_PCIE);
+	l->dma_hists = field(cfg, PT_FIELD_HIST_DMA);
 	if (l->pcie_hists * l->hist_bands > l->pcie_brakes)
 		return bad(msg, msglen, "CFG_HIST", hist,
 			   "%u histograms x %u bands do not fit in the %u BRAKE channels of the PCIe "
@@ -206,8 +207,8 @@ static int decode_hists(const uint32_t cfg[PT_CFG_REGS], struct pt_layout *l, ch
 			   "%u histograms x %u bands do not fit in the %u BRAKE channels of the DMA "
 			   "clock probe",
 			   l->dma_hists, l->hist_bands, l->dma_brakes);
-	l->tag_capacity = field(cap, 0, 16);
-	l->stfifo_capacity = field(cap, 16, 16);
+	l->tag_capacity = field(cfg, PT_FIELD_CAP_TAGS);
+	l->stfifo_capacity = field(cfg, PT_FIELD_CAP_STFIFO);
 	l->driven_brakes = l->pcie_brakes - l->pcie_hists * l->hist_bands;
 	return 0;
 }
@@ -232,6 +233,13 @@ int pt_layout_decode(const uint32_t cfg[PT_CFG_REGS], struct pt_layout *l, char 
 			return rc;
 	}
 	return 0;
+}
+
+int pt_layout_identify(const uint32_t cfg[PT_CFG_REGS], char *msg, size_t msglen)
+{
+	struct pt_layout l;
+
+	return check_identity(cfg, &l, msg, msglen);
 }
 
 enum pt_bus_kind pt_layout_bus_kind(const struct pt_layout *l, unsigned b)
@@ -273,6 +281,30 @@ unsigned pt_layout_bus_real_regions(const struct pt_layout *l, unsigned b)
 	return l->real_regions[pt_layout_bus_kind(l, b)];
 }
 
+unsigned pt_layout_bus_probe_regions(const struct pt_layout *l, unsigned b)
+{
+	return b < 2 ? l->pcie_regions : l->dma_regions;
+}
+
+unsigned pt_layout_hist_capacity(const struct pt_layout *l, unsigned h)
+{
+	switch (h) {
+	case PT_HIST_TAGS:
+		return l->tag_capacity;
+	case PT_HIST_STFIFO:
+		return l->stfifo_capacity;
+	default:
+		return 0;
+	}
+}
+
+unsigned pt_layout_dma_driven_brakes(const struct pt_layout *l)
+{
+	unsigned bands = l->dma_hists * l->hist_bands;
+
+	return l->dma_brakes > bands ? l->dma_brakes - bands : 0;
+}
+
 unsigned pt_idx_pcie_cycles(const struct pt_layout *l, unsigned ep)
 {
 	return ep * l->ep_channels;
@@ -298,4 +330,14 @@ unsigned pt_idx_brake(const struct pt_layout *l, unsigned ep, unsigned k)
 unsigned pt_idx_hist(const struct pt_layout *l, unsigned ep, unsigned h, unsigned band)
 {
 	return pt_idx_brake(l, ep, l->driven_brakes) + h * l->hist_bands + band;
+}
+
+unsigned pt_idx_dma_brake(const struct pt_layout *l, unsigned ep, unsigned k)
+{
+	return pt_idx_dma_cycles(l, ep) + 1 + l->dma_buses * (6 + l->dma_regions) + k;
+}
+
+unsigned pt_idx_dma_hist(const struct pt_layout *l, unsigned ep, unsigned h, unsigned band)
+{
+	return pt_idx_dma_brake(l, ep, pt_layout_dma_driven_brakes(l)) + h * l->hist_bands + band;
 }
