@@ -18,6 +18,15 @@
 extern "C" {
 #endif
 
+/*
+ * pt_bus_open_sim with scenario keys set on top of the spec
+ * (pte_card_open_ex: "SECTION.KEY=VALUE", e.g. "endpoint.mrrs=1024").  A
+ * bad override fails with a message naming it and *which (when not NULL)
+ * = its index; -1 when the spec or the card failed.
+ */
+int pt_bus_open_sim_ex(const char *spec, const char *const *overrides, size_t n,
+		       struct pt_bus **out, int *which, char *msg, size_t msglen);
+
 /* 1 when b is the simulated card. */
 int pt_bus_is_sim(const struct pt_bus *b);
 

@@ -130,6 +130,12 @@ static const struct pt_bus_ops sim_ops = {
 
 int pt_bus_open_sim(const char *spec, struct pt_bus **out, char *msg, size_t msglen)
 {
+	return pt_bus_open_sim_ex(spec, NULL, 0, out, NULL, msg, msglen);
+}
+
+int pt_bus_open_sim_ex(const char *spec, const char *const *overrides, size_t n,
+		       struct pt_bus **out, int *which, char *msg, size_t msglen)
+{
 	struct pte_card *c;
 	struct pte_card_info info;
 	struct sim *s;
@@ -137,7 +143,7 @@ int pt_bus_open_sim(const char *spec, struct pt_bus **out, char *msg, size_t msg
 	int rc;
 
 	*out = NULL;
-	rc = pte_card_open(spec, &c, msg, msglen);
+	rc = pte_card_open_ex(spec, overrides, n, which, &c, msg, msglen);
 	if (rc)
 		return rc;
 	s = calloc(1, sizeof(*s));

@@ -117,6 +117,8 @@ int pt_cli_main(int argc, char **argv, FILE *out, FILE *err)
 	cli_signals_install(&sig);
 	if (a.compare[0])
 		status = cli_compare_run(&a, out, &e);
+	else if (a.sweep)
+		status = cli_sweep_run(&a, out, &e);
 	else
 		status = run(&s, argc, argv, &e);
 	cli_signals_restore(&sig);

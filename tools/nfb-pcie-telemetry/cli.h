@@ -10,6 +10,7 @@
  *   messages.c  errors: the exit status and one line for the user
  *   truth.c     the simulated card's ground truth for --diagnose -j
  *   compare.c   --compare A B: two devices measured side by side
+ *   sweep.c     --sweep KEY=V1,V2,...: a scenario key over values
  *
  * A new option is one row of cli_options[] (options.c) with its handler;
  * the fields it sets go into struct cli_args.
@@ -76,6 +77,7 @@ struct cli_args {
 	const char *record; /* --record FILE */
 	bool diagnose;      /* --diagnose */
 	const char *compare[2]; /* --compare A B */
+	const char *sweep;  /* --sweep KEY=V1,V2,... */
 	enum cli_action action;
 };
 
@@ -171,11 +173,13 @@ int cli_record_close(struct cli_recorder *rec, bool keep, struct cli_error *e);
 int cli_sim_truth(struct pt_bus *bus, const struct pt_layout *l, bool interval,
 		  struct pt_truth *out);
 
-/* ---------------------------------------------------------- compare.c */
+/* ------------------------------------------------------ compare.c, sweep.c */
 
 /* --compare: measure both devices, print them side by side; the exit
  * status (e set when it is not 0). */
 int cli_compare_run(const struct cli_args *a, FILE *out, struct cli_error *e);
+/* --sweep: one simulated card per value, printed as columns. */
+int cli_sweep_run(const struct cli_args *a, FILE *out, struct cli_error *e);
 
 /* ------------------------------------------------------------ report.c */
 

@@ -115,6 +115,23 @@ static int take_compare(const struct cli_option *o, struct cli_args *a, const ch
 	return CLI_NEXT;
 }
 
+/* --sweep KEY=V1,V2,...: the form only; the key and the values are the
+ * scenario's to judge (sweep.c). */
+static int take_sweep(const struct cli_option *o, struct cli_args *a, const char *v,
+		      struct cli_error *e)
+{
+	const char *eq = strchr(v, '=');
+
+	(void)o;
+	if (!eq || eq == v || !eq[1])
+		return cli_fail(e, CLI_EXIT_USAGE,
+				"--sweep '%s': expected SECTION.KEY=V1,V2,... (for example "
+				"endpoint.mrrs=512,1024,2048)",
+				v);
+	a->sweep = v;
+	return CLI_NEXT;
+}
+
 static const char *default_device(void)
 {
 	const char *d = getenv("LIBNFB_DEFAULT_DEV");
@@ -152,6 +169,11 @@ const struct cli_option cli_options[] = {
 	  "measure two devices (recordings, simulated cards) and\n"
 	  "print them side by side with both diagnoses",
 	  .take = take_compare },
+	{ "sweep", 0, "KEY=V,...", "[--sweep KEY=V1,V2,...]",
+	  "with -d sim[:...]: run the card once per value of a\n"
+	  "scenario key (endpoint.mrrs=512,1024,2048), one column\n"
+	  "per value",
+	  .take = take_sweep },
 	{ "help", 'h', NULL, NULL, "show this help and exit", .take = take_action,
 	  .action = CLI_HELP },
 	{ "version", 'V', NULL, NULL, "show the version and exit", .take = take_action,
@@ -232,11 +254,13 @@ static int bad_option(const char *arg, int opt, struct cli_error *e)
 /* What no single option can check. */
 static int check_combination(const struct cli_args *a, struct cli_error *e)
 {
-	const char *mode = a->compare[0] ? "--compare" : NULL;
+	const char *mode = a->compare[0] ? "--compare" : a->sweep ? "--sweep" : NULL;
 
 	if (a->record && a->clear)
 		return cli_fail(e, CLI_EXIT_USAGE,
 				"--record: -c takes no reading, there is nothing to record");
+	if (a->compare[0] && a->sweep)
+		return cli_fail(e, CLI_EXIT_USAGE, "--compare and --sweep: choose one");
 	if (mode && (a->clear || a->watch || a->record))
 		return cli_fail(e, CLI_EXIT_USAGE, "%s: not with %s", mode,
 				a->clear ? "-c" : a->watch ? "-w" : "--record");
@@ -244,8 +268,8 @@ static int check_combination(const struct cli_args *a, struct cli_error *e)
 		return cli_fail(e, CLI_EXIT_USAGE,
 				"--compare names both devices (--compare A B), not -d '%s'",
 				a->device);
-	if (a->compare[0] && a->index)
-		return cli_fail(e, CLI_EXIT_USAGE, "--compare: -i is not used");
+	if (mode && a->index)
+		return cli_fail(e, CLI_EXIT_USAGE, "%s: -i is not used", mode);
 	return 0;
 }
 
