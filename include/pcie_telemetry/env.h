@@ -139,6 +139,8 @@ struct pte_truth {
 	uint64_t writes, write_bytes; /* write TLPs sent, payload bytes */
 	double read_latency_sum_ns;   /* host latency summed over read TLPs */
 	double tags_in_use_sum;       /* sum over PCIe cycles of tags in use */
+	double tag_hold_sum_ns;       /* over the reads whose tags came back: the
+	                               * time from taking the tag to giving it back */
 	unsigned tags_free_min, stfifo_free_min;
 	uint64_t tags_band[4], stfifo_band[4]; /* PCIe cycles in each band */
 };

@@ -236,6 +236,7 @@ void pt_bus_sim_truth_diff(const struct pte_truth *later, const struct pte_truth
 	out->write_bytes = a->write_bytes - b->write_bytes;
 	out->read_latency_sum_ns = a->read_latency_sum_ns - b->read_latency_sum_ns;
 	out->tags_in_use_sum = a->tags_in_use_sum - b->tags_in_use_sum;
+	out->tag_hold_sum_ns = a->tag_hold_sum_ns - b->tag_hold_sum_ns;
 	for (unsigned i = 0; i < 4; i++) {
 		out->tags_band[i] = a->tags_band[i] - b->tags_band[i];
 		out->stfifo_band[i] = a->stfifo_band[i] - b->stfifo_band[i];

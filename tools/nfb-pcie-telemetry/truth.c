@@ -20,8 +20,7 @@ static void bus_of(const struct pte_bus_truth *t, struct pt_truth_bus *out)
 int cli_sim_truth(struct pt_bus *bus, const struct pt_layout *l, bool interval,
 		  struct pt_truth *out)
 {
-	struct pte_card_info info;
-	int rc = pt_bus_sim_info(bus, &info);
+	int rc = pt_bus_is_sim(bus) ? 0 : -ENOTSUP;
 
 	if (rc < 0)
 		return rc;
@@ -34,10 +33,8 @@ int cli_sim_truth(struct pt_bus *bus, const struct pt_layout *l, bool interval,
 
 		if ((rc = pt_bus_sim_truth(bus, ep, interval, &t)) < 0)
 			return rc;
-		/* Little's law on the truth: the tags in use summed over the
-		 * cycles, over the reads whose tags came back */
-		o->tag_hold_ns = t.reads ? t.tags_in_use_sum / (double)t.reads * 1e9 / info.pcie_hz
-					 : NAN;
+		/* from taking the tag to giving it back, read by read */
+		o->tag_hold_ns = t.reads ? t.tag_hold_sum_ns / (double)t.reads : NAN;
 		o->reads = t.reads;
 		bus_of(&t.pcie[PTE_RQ], &o->bus[0]);
 		bus_of(&t.pcie[PTE_RC], &o->bus[1]);
