@@ -86,6 +86,8 @@ static void text_evidence(FILE *out, const struct pt_diag_entry *e)
 	for (unsigned i = 0; i < e->nevidence; i++) {
 		const struct pt_diag_evidence *x = &e->evidence[i];
 
+		if (x->share < 0.00005)
+			continue; /* 0.00 % in the text; the JSON has it */
 		fprintf(out, "    %-32s%7.2f %%  %-4s  %s\n", x->what, 100 * x->share,
 			x->pcie_clock ? "PCIe" : "DMA",
 			x->cause < PT_DIAG_CAUSES ? pt_diag_cause_name(x->cause) : "-");
