@@ -4,7 +4,7 @@
 # time; afterwards it only checks.
 set -euo pipefail
 pkgs=(gcc libc6-dev make cmake pkg-config clang libclang-rt-14-dev
-      libcmocka-dev libinih-dev)
+      libcmocka-dev libinih-dev libjansson-dev)
 [ "${1:-}" = "--bench" ] && pkgs+=(hyperfine)
 missing=()
 for p in "${pkgs[@]}"; do
