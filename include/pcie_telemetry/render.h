@@ -14,8 +14,9 @@
 #include <stdio.h>
 
 /* Data only: a renderer cannot reach a bus (the build links pt_render
- * with the pure-data library pt_layout alone). */
+ * with the pure-data libraries pt_layout and pt_analysis alone). */
 #include "pcie_telemetry/layout.h"
+#include "pcie_telemetry/metrics.h"
 #include "pcie_telemetry/reading.h"
 
 #ifdef __cplusplus
@@ -29,6 +30,11 @@ struct pt_report {
 	const struct pt_reading *reading;
 	bool interval;   /* interval mode (-t > 0) */
 	double seconds;  /* measured length; meaningful when interval */
+	/* The metrics the text report takes its derived cells from: NULL for
+	 * the built-in ones (bound for this call), or a set bound to this
+	 * layout from definitions that include the built-in ones (a caller
+	 * that renders many reports binds once; -EINVAL otherwise). */
+	const struct pt_metric_set *metrics;
 };
 
 /*

@@ -33,13 +33,10 @@ void pt_sbuf_rstrip(struct pt_sbuf *s);             /* drop trailing spaces */
 /* Take the string (caller frees); the buffer is left empty. */
 char *pt_sbuf_take(struct pt_sbuf *s);
 
-/* Conversions that round once, to nearest even, like Python. */
-double pt_render_u128_to_double(unsigned __int128 v);
-/* The exact quotient num / den (den != 0) rounded once to a double. */
-double pt_render_div_exact(unsigned __int128 num, unsigned __int128 den);
-
-/* pct(part, whole) of report-format.md section 2 ("%6.2f" or the dash). */
-void pt_render_pct(char *buf, size_t len, unsigned __int128 part, unsigned __int128 whole);
+/* A share cell of report-format.md section 2: "%6.2f" of a metric's value
+ * (pct(part, whole) computes as the metric does), or the dash for NaN
+ * (whole == 0) and for a cell without a metric (v NULL). */
+void pt_render_share(char *buf, size_t len, const struct pt_metric_value *v);
 
 /*
  * Shortest decimal digits that read back as v (finite, v > 0): digits
