@@ -104,9 +104,10 @@ static int bad(const struct loader *ld, bool at_expr, const char *fmt, ...)
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
 	if (ld->msg && ld->msglen) {
+		char name[4 * NAME_TEMPLATE_MAX + 8];
 		if (ld->name)
-			snprintf(ld->msg, ld->msglen, "%s:%u: metric '%.*s': %s", ld->origin, line,
-				 (int)NAME_TEMPLATE_MAX, ld->name, what);
+			snprintf(ld->msg, ld->msglen, "%s:%u: metric '%s': %s", ld->origin, line,
+				 pt_shown(ld->name, NAME_TEMPLATE_MAX, name, sizeof name), what);
 		else
 			snprintf(ld->msg, ld->msglen, "%s:%u: definition %zu: %s", ld->origin, line,
 				 ld->i + 1, what);
@@ -229,13 +230,14 @@ static int check_keys(const struct loader *ld, json_t *o)
 
 	json_object_foreach(o, key, v) {
 		size_t k = 0;
+		char shown[200];
 		while (k < sizeof keys / sizeof keys[0] && strcmp(key, keys[k]) != 0)
 			k++;
 		if (k == sizeof keys / sizeof keys[0])
-			return bad(ld, false, "unknown field \"%.40s\" (there are MetricName, "
+			return bad(ld, false, "unknown field \"%s\" (there are MetricName, "
 					      "MetricExpr, BriefDescription, ScaleUnit, MetricGroup "
 					      "and Precision)",
-				   key);
+				   pt_shown(key, 40, shown, sizeof shown));
 	}
 	return 0;
 }
@@ -373,17 +375,21 @@ static int append(struct pt_metric_defs *d, struct pt_def *nd, size_t n, const c
 }
 
 int pt_metric_defs_add_json(struct pt_metric_defs *d, const char *text, size_t len,
-			    const char *origin, char *msg, size_t msglen)
+			    const char *file, char *msg, size_t msglen)
 {
 	json_error_t err;
+	char origin[512], what[4 * JSON_ERROR_TEXT_LENGTH];
 	int rc = 0;
 
-	if (!d || !text || !origin)
+	if (!d || !text || !file)
 		return -EINVAL;
+	/* the file's name as messages show it: one line */
+	pt_shown(file, 200, origin, sizeof origin);
 	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &err);
 	if (!root) {
 		if (msg && msglen)
-			snprintf(msg, msglen, "%s:%d: bad JSON: %s", origin, err.line, err.text);
+			snprintf(msg, msglen, "%s:%d: bad JSON: %s", origin, err.line,
+				 pt_shown(err.text, JSON_ERROR_TEXT_LENGTH, what, sizeof what));
 		return -EINVAL;
 	}
 	size_t n = json_is_array(root) ? json_array_size(root) : 0;

@@ -4,6 +4,7 @@
  * addressing, and the one growth rule of its arrays.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,6 +57,23 @@ void pt_arena_free(struct pt_arena *a)
 		free(b);
 	}
 	a->used = 0;
+}
+
+const char *pt_shown(const char *s, size_t max, char *buf, size_t len)
+{
+	size_t o = 0, i = 0;
+
+	for (; s[i] && i < max && o + 5 < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c == 0x7F)
+			o += (size_t)snprintf(buf + o, len - o, "\\x%02X", c);
+		else
+			buf[o++] = (char)c;
+	}
+	if (s[i] && o + 4 < len)
+		o += (size_t)snprintf(buf + o, len - o, "...");
+	buf[o < len ? o : len - 1] = '\0';
+	return buf;
 }
 
 bool pt_grow(void **p, size_t *cap, size_t need, size_t elem, size_t max)

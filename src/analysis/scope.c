@@ -379,7 +379,8 @@ int pt_scopes_build(const struct pt_layout *l, struct pt_scopes *out)
 		if (rc == 0) {
 			out->first[s] = out->n;
 			out->count[s] = (uint32_t)b.n[s];
-			memcpy(out->s + out->n, b.tmp[s], b.n[s] * sizeof *out->s);
+			if (b.n[s])
+				memcpy(out->s + out->n, b.tmp[s], b.n[s] * sizeof *out->s);
 			out->n += (uint32_t)b.n[s];
 		}
 		free(b.tmp[s]);

@@ -152,12 +152,19 @@ int pt_metric_select(const struct pt_metric_set *s, const char *list, unsigned *
 			a++;
 		while (e > a && e[-1] == ' ')
 			e--;
-		if (e == a || (size_t)(e - a) >= sizeof word) {
+		char shown[4 * PT_METRIC_NAME_LEN + 8];
+		if (e == a) {
 			rc = -EINVAL;
 			if (msg && msglen)
-				snprintf(msg, msglen, e == a ? "metric '': an empty name in the list '%.*s'"
-							   : "metric '%.*s...': no metric has so long a name",
-					 e == a ? 100 : 40, e == a ? list : a);
+				snprintf(msg, msglen, "metric '': an empty name in the list '%s'",
+					 pt_shown(list, 100, shown, sizeof shown));
+			break;
+		}
+		if ((size_t)(e - a) >= sizeof word) {
+			rc = -EINVAL;
+			if (msg && msglen)
+				snprintf(msg, msglen, "metric '%s': no metric has so long a name",
+					 pt_shown(a, 40, shown, sizeof shown));
 			break;
 		}
 		memcpy(word, a, (size_t)(e - a));
@@ -167,7 +174,7 @@ int pt_metric_select(const struct pt_metric_set *s, const char *list, unsigned *
 			if (msg && msglen)
 				snprintf(msg, msglen, "metric '%s': no such metric, family, group or "
 						      "matching instance in this layout (--list shows them)",
-					 word);
+					 pt_shown(word, PT_METRIC_NAME_LEN, shown, sizeof shown));
 			break;
 		}
 		p += k;

@@ -150,6 +150,11 @@ static void test_file_errors(void **state)
 		  "test.json:1: metric '{bus}{ep}': a name holds at most one placeholder" },
 		{ "[{\"MetricName\": \"{x}.y\", \"MetricExpr\": \"1\", \"BriefDescription\": \"d\"}]",
 		  "test.json:1: metric '{x}.y': unknown placeholder in the name at character 1" },
+		/* echoed text stays on one line */
+		{ "[{\"MetricName\": \"x\", \"Metric\\nExpr\": \"1\", \"BriefDescription\": \"d\"}]",
+		  "test.json:1: metric 'x': unknown field \"Metric\\x0AExpr\"" },
+		{ "[{\"MetricName\": \"a\\nb\", \"MetricExpr\": \"1\", \"BriefDescription\": \"d\"}]",
+		  "test.json:1: definition 1: \"MetricName\" has the control character 0x0A" },
 		/* the line of the definition, and of its MetricExpr */
 		{ "[\n  {\"MetricName\": \"a\", \"MetricExpr\": \"1\", \"BriefDescription\": \"d\"},\n"
 		  "  {\n    \"MetricName\": \"b\",\n    \"MetricExpr\": \"1 +\",\n"
