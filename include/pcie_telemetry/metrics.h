@@ -172,7 +172,11 @@ int pt_metric_find(const struct pt_metric_set *s, const char *name);
 /* Families: one per definition, with its instances first .. first+count-1
  * (count is 0 when the layout has nothing to expand it over). */
 struct pt_metric_family {
-	const char *name; /* "{bus}.words_pct" */
+	const char *name;        /* MetricName: "{bus}.words_pct" */
+	const char *expr;        /* MetricExpr as written */
+	const char *unit, *description, *groups, *origin;
+	unsigned line;
+	int precision;
 	unsigned first, count;
 	enum pt_metric_scope scope;
 };
@@ -234,7 +238,8 @@ int pt_metric_eval(const struct pt_metric_set *s, const struct pt_metric_input *
 
 /*
  * The note of instance i with value v, one line:
- *   metric 'ep0.rq.words_pct': position 29: division by zero (ep0.pcie_cycles is 0)
+ *   metric 'ep0.rq.words_pct': position 21: division by zero (ep0.rq.cycles is 0)
+ * (the position of the '/', the divisor with the instance's names).
  * Returns 0, or -ENOENT when v has no note (buf then holds "").
  */
 int pt_metric_note(const struct pt_metric_set *s, unsigned i, const struct pt_metric_value *v,

@@ -28,7 +28,7 @@
 
 /* Name matches of the patterns of one bind, at most: no file can make a
  * bind take long. */
-#define WORK_MAX (1u << 26)
+#define WORK_MAX (1u << 25)
 
 struct vref {
 	uint16_t def;   /* pt_value_def */
@@ -251,11 +251,19 @@ static int expand_family(struct binder *b, unsigned f)
 	b->def = d;
 	b->inst = UINT32_MAX;
 	fam->name = keep(s, d->name);
+	fam->expr = keep(s, d->expr);
+	fam->unit = keep(s, d->unit);
+	fam->description = keep(s, d->desc);
+	fam->groups = keep(s, d->groups);
+	fam->origin = keep(s, d->origin);
+	fam->line = d->line;
+	fam->precision = d->precision;
 	fam->first = s->n;
 	fam->scope = p ? p->scope : PT_METRIC_GLOBAL;
-	s->famp[f].expr = keep(s, d->expr);
+	s->famp[f].expr = fam->expr;
 	s->famp[f].def = d;
-	if (!nodes || !fam->name || !s->famp[f].expr)
+	if (!nodes || !fam->name || !fam->expr || !fam->unit || !fam->description ||
+	    !fam->groups || !fam->origin)
 		return nomem(b);
 	memcpy(nodes, d->ast.nodes, d->ast.nnodes * sizeof *nodes);
 	s->famp[f].nodes = nodes;
@@ -609,23 +617,21 @@ static int compile_instance(struct binder *b, uint32_t i)
 
 /* ---- the whole bind -------------------------------------------------------- */
 
-static int finish_info(struct pt_metric_set *s)
+/* An instance's texts are its family's. */
+static void finish_info(struct pt_metric_set *s)
 {
 	for (unsigned i = 0; i < s->n; i++) {
 		struct pt_metric_info *in = &s->info[i];
-		const struct pt_def *d = s->famp[in->family_index].def;
-		in->unit = keep(s, d->unit);
-		in->description = keep(s, d->desc);
-		in->groups = keep(s, d->groups);
-		in->origin = keep(s, d->origin);
-		in->line = d->line;
-		in->precision = d->precision;
-		if (!in->unit || !in->description || !in->groups || !in->origin)
-			return -ENOMEM;
+		const struct pt_metric_family *f = &s->fam[in->family_index];
+		in->unit = f->unit;
+		in->description = f->description;
+		in->groups = f->groups;
+		in->origin = f->origin;
+		in->line = f->line;
+		in->precision = f->precision;
 	}
 	for (unsigned f = 0; f < s->nfam; f++)
 		s->famp[f].def = NULL;
-	return 0;
 }
 
 /* The instance map of the set: their names alone. */
@@ -666,7 +672,8 @@ static int bind(struct binder *b)
 	b->def = NULL;
 	if ((rc = pt_order(s, b->dep_at, b->deps, b->msg, b->msglen)))
 		return rc;
-	if ((rc = finish_info(s)) || (rc = instance_map(s)))
+	finish_info(s);
+	if (instance_map(s))
 		return nomem(b);
 	return 0;
 }
