@@ -226,7 +226,7 @@ static void pct(char *b, size_t len, const char *part, const char *whole)
 	const struct pt_test_shape shape = PT_TEST_DEFAULT_SHAPE;
 	struct pt_layout l;
 	struct pt_metric_defs *d;
-	struct pt_metric_set *s;
+	struct pt_metric_set *s = NULL;
 	struct pt_reading r;
 	struct pt_metric_value v;
 	char json[256], msg[PT_METRIC_MSG_LEN];
