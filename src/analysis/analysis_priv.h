@@ -169,6 +169,9 @@ const char *pt_shown(const char *s, size_t max, char *buf, size_t len);
 /* Grow *p (of *cap elements of size elem) to hold need; false on ENOMEM
  * or when need exceeds max. */
 bool pt_grow(void **p, size_t *cap, size_t need, size_t elem, size_t max);
+/* Append the element v (of size elem) to the array *p of *n: its index,
+ * or -1 (ENOMEM, or max elements already). */
+long pt_push(void **p, size_t *n, size_t *cap, const void *v, size_t elem, size_t max);
 
 /* ---- expressions (parse.c) --------------------------------------------- */
 
@@ -203,9 +206,9 @@ struct pt_expr {
 	struct pt_node *nodes;
 	uint32_t nnodes;
 	i128 *ints;
-	uint32_t nints;
+	size_t nints;
 	double *flts;
-	uint32_t nflts;
+	size_t nflts;
 	int32_t root;
 };
 

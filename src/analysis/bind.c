@@ -303,28 +303,24 @@ static int emit(struct binder *b, enum pt_opcode op, uint64_t arg, int push)
 	return 0;
 }
 
-static int emit_int(struct binder *b, i128 v)
+/* A constant into its pool of the set, and the push of it. */
+static int emit_const(struct binder *b, bool is_int, i128 i, double f)
 {
 	struct pt_metric_set *s = b->s;
+	long k = is_int ? pt_push((void **)&s->ints, &s->nints, &b->cap_ints, &i, sizeof i,
+				  PT_METRIC_CODE_MAX)
+			: pt_push((void **)&s->flts, &s->nflts, &b->cap_flts, &f, sizeof f,
+				  PT_METRIC_CODE_MAX);
 
-	if (!pt_grow((void **)&s->ints, &b->cap_ints, s->nints + 1, sizeof *s->ints,
-		     PT_METRIC_CODE_MAX))
-		return fail(b, -E2BIG, NULL, "the metrics need more than %u constants",
+	if (k < 0)
+		return fail(b, -E2BIG, NULL, "the metrics need more than %u constants (or memory)",
 			    PT_METRIC_CODE_MAX);
-	s->ints[s->nints] = v;
-	return emit(b, PT_OP_INT, s->nints++, 1);
+	return emit(b, is_int ? PT_OP_INT : PT_OP_FLT, (uint64_t)k, 1);
 }
 
-static int emit_flt(struct binder *b, double v)
+static int emit_int(struct binder *b, i128 v)
 {
-	struct pt_metric_set *s = b->s;
-
-	if (!pt_grow((void **)&s->flts, &b->cap_flts, s->nflts + 1, sizeof *s->flts,
-		     PT_METRIC_CODE_MAX))
-		return fail(b, -E2BIG, NULL, "the metrics need more than %u constants",
-			    PT_METRIC_CODE_MAX);
-	s->flts[s->nflts] = v;
-	return emit(b, PT_OP_FLT, s->nflts++, 1);
+	return emit_const(b, true, v, 0.0);
 }
 
 static int add_dep(struct binder *b, uint32_t inst)
@@ -567,7 +563,7 @@ static int compile(struct binder *b, int32_t id)
 	case PT_N_INT:
 		return emit_int(b, b->def->ast.ints[n->k]);
 	case PT_N_FLT:
-		return emit_flt(b, b->def->ast.flts[n->k]);
+		return emit_const(b, false, 0, b->def->ast.flts[n->k]);
 	case PT_N_NAME:
 		return (rc = check_bound(b, n)) ? rc : emit_name(b, n, UINT32_MAX, NULL);
 	case PT_N_LIST:

@@ -95,6 +95,14 @@ bool pt_grow(void **p, size_t *cap, size_t need, size_t elem, size_t max)
 	return true;
 }
 
+long pt_push(void **p, size_t *n, size_t *cap, const void *v, size_t elem, size_t max)
+{
+	if (!pt_grow(p, cap, *n + 1, elem, max))
+		return -1;
+	memcpy((char *)*p + *n * elem, v, elem);
+	return (long)(*n)++;
+}
+
 /* FNV-1a */
 static uint32_t hash(const char *s, size_t len)
 {

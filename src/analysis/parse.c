@@ -302,31 +302,19 @@ static bool enter(struct parser *ps)
 static int32_t number(struct parser *ps)
 {
 	struct pt_expr *e = ps->e;
-	bool flt = ps->t == T_FLT;
-	struct pt_num v = pt_num_parse(ps->s + ps->tpos, ps->tend - ps->tpos, flt);
-	int32_t n;
+	struct pt_num v = pt_num_parse(ps->s + ps->tpos, ps->tend - ps->tpos, ps->t == T_FLT);
+	long k = v.is_int ? pt_push((void **)&e->ints, &e->nints, &ps->cap_ints, &v.u.i,
+				    sizeof v.u.i, PT_METRIC_EXPR_MAX)
+			  : pt_push((void **)&e->flts, &e->nflts, &ps->cap_flts, &v.u.f,
+				    sizeof v.u.f, PT_METRIC_EXPR_MAX);
 
-	if (v.is_int) {
-		if (!pt_grow((void **)&e->ints, &ps->cap_ints, e->nints + 1, sizeof *e->ints,
-			     PT_METRIC_EXPR_MAX)) {
-			ps->err = -ENOMEM;
-			return -1;
-		}
-		e->ints[e->nints] = v.u.i;
-		n = node(ps, PT_N_INT, 0, ps->tpos, ps->tend, -1, -1);
-		if (n >= 0)
-			e->nodes[n].k = e->nints++;
-	} else {
-		if (!pt_grow((void **)&e->flts, &ps->cap_flts, e->nflts + 1, sizeof *e->flts,
-			     PT_METRIC_EXPR_MAX)) {
-			ps->err = -ENOMEM;
-			return -1;
-		}
-		e->flts[e->nflts] = v.u.f;
-		n = node(ps, PT_N_FLT, 0, ps->tpos, ps->tend, -1, -1);
-		if (n >= 0)
-			e->nodes[n].k = e->nflts++;
+	if (k < 0) {
+		ps->err = -ENOMEM;
+		return -1;
 	}
+	int32_t n = node(ps, v.is_int ? PT_N_INT : PT_N_FLT, 0, ps->tpos, ps->tend, -1, -1);
+	if (n >= 0)
+		e->nodes[n].k = (uint32_t)k;
 	next(ps);
 	return n;
 }
