@@ -26,7 +26,7 @@ static int layout(const struct pt_test_shape *s, struct pt_layout *l)
 {
 	char msg[256];
 
-	if (pt_test_layout_decode(s, l, msg, sizeof msg) != 0) {
+	if (pt_test_layout_decode(s, 48, NULL, l, msg, sizeof msg) != 0) {
 		fprintf(stderr, "bench_analysis: %s\n", msg);
 		return -1;
 	}
@@ -76,7 +76,7 @@ static int bench_layout(const struct pt_metric_defs *d, const struct pt_test_sha
 int main(void)
 {
 	const struct pt_test_shape dflt = PT_TEST_DEFAULT_SHAPE;
-	const struct pt_test_shape big = { .eps = 16, .ports = 4, .pr = 2, .dr = 2, .rq = 2, .rc = 2,
+	const struct pt_test_shape big = { .e = 16, .p = 4, .rq = 2, .rc = 2,
 					   .up = 2, .down = 2, .driven = 6, .hists = 2, .bands = 4 };
 	struct pt_metric_defs *d;
 	char msg[PT_METRIC_MSG_LEN];

@@ -48,6 +48,17 @@ struct pt_bus;
 int pt_bus_open(const char *device, unsigned index, struct pt_bus **out, char *msg, size_t msglen);
 void pt_bus_close(struct pt_bus *b);
 
+/* Flags of pt_bus_open_ex(). */
+enum {
+	/* A simulated card runs in the background at the pace of the wall
+	 * clock (pt_bus_sim_realtime); no effect on any other device, whose
+	 * clock is real (or recorded) already. */
+	PT_BUS_REALTIME = 1u << 0,
+};
+/* pt_bus_open() with flags. */
+int pt_bus_open_ex(const char *device, unsigned index, unsigned flags, struct pt_bus **out,
+		   char *msg, size_t msglen);
+
 /* Thin wrappers that count transactions and keep the message of a
  * failure (pt_bus_message). */
 int pt_bus_read32(struct pt_bus *b, uint32_t off, uint32_t *val);
@@ -65,6 +76,10 @@ const char *pt_bus_message(const struct pt_bus *b);
 unsigned long pt_bus_transactions(const struct pt_bus *b);
 /* The backend: "image", "sim", "pci", "nfb". */
 const char *pt_bus_kind(const struct pt_bus *b);
+/* How many seconds the device's clock lags behind the wall clock: a
+ * simulated card in real time that cannot keep up; 0 for every other
+ * device.  Thread-safe. */
+double pt_bus_lag(struct pt_bus *b);
 
 /* Per-backend constructors (used by pt_bus_open, and by tests).  The
  * simulated card's is in library pt_bus_sim, which brings the card. */
@@ -73,6 +88,16 @@ int pt_bus_open_image(const char *path, struct pt_bus **out, char *msg, size_t m
 int pt_bus_open_image_mem(const char *name, const void *data, size_t len, struct pt_bus **out,
 			  char *msg, size_t msglen);
 int pt_bus_open_sim(const char *spec, struct pt_bus **out, char *msg, size_t msglen);
+/*
+ * Wrap an open `sim` bus so that its card runs in a background thread at
+ * the pace of the wall clock: now() is the card's simulated time, which
+ * follows the wall clock (less pt_bus_lag()); wait() sleeps in wall time.
+ * Every access is serialised with the thread, and waits at most for one
+ * millisecond of simulated time; any thread may use the wrapper, one call
+ * at a time per caller.  On success the wrapper owns inner (closing it
+ * closes inner); on failure the caller still does.
+ */
+int pt_bus_sim_realtime(struct pt_bus *inner, struct pt_bus **out, char *msg, size_t msglen);
 int pt_bus_open_pci(const char *spec, struct pt_bus **out, char *msg, size_t msglen);
 /* Maps `size` bytes of any file at `offset` (a sysfs resource file, or a
  * regular file in tests) with the same code path as pt_bus_open_pci. */

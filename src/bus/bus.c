@@ -118,6 +118,11 @@ unsigned long pt_bus_transactions(const struct pt_bus *b)
 	return b->transactions;
 }
 
+double pt_bus_lag(struct pt_bus *b)
+{
+	return b->ops->lag ? b->ops->lag(b) : 0.0;
+}
+
 const char *pt_bus_kind(const struct pt_bus *b)
 {
 	return b->ops->kind;

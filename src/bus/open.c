@@ -81,3 +81,19 @@ int pt_bus_open(const char *device, unsigned index, struct pt_bus **out, char *m
 	}
 	return pt_bus_open_nfb(device, index, out, msg, msglen);
 }
+
+int pt_bus_open_ex(const char *device, unsigned index, unsigned flags, struct pt_bus **out,
+		   char *msg, size_t msglen)
+{
+	struct pt_bus *b;
+	int rc = pt_bus_open(device, index, &b, msg, msglen);
+
+	if (rc < 0 || !(flags & PT_BUS_REALTIME) || strcmp(pt_bus_kind(b), "sim") != 0) {
+		*out = rc < 0 ? NULL : b;
+		return rc;
+	}
+	rc = pt_bus_sim_realtime(b, out, msg, msglen);
+	if (rc < 0)
+		pt_bus_close(b);
+	return rc;
+}

@@ -30,15 +30,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static const struct pt_test_shape shapes[4] = {
 	PT_TEST_DEFAULT_SHAPE,
 	/* two endpoints of two ports, padded regions on RC and DOWN */
-	{ .eps = 2, .ports = 2, .pr = 2, .dr = 2, .rq = 2, .rc = 1, .up = 2, .down = 1,
+	{ .e = 2, .p = 2, .rq = 2, .rc = 1, .up = 2, .down = 1,
 	  .driven = 6, .hists = 2, .bands = 4 },
 	/* extra reasons, histograms and bands, DMA-probe inputs, no regions on UP */
-	{ .eps = 1, .ports = 1, .pr = 1, .dr = 3, .rq = 1, .rc = 1, .up = 0, .down = 3,
-	  .driven = 8, .hists = 3, .bands = 5, .dma_driven = 2, .dma_hists = 1, .item_bytes = 8 },
+	{ .e = 1, .p = 1, .rq = 1, .rc = 1, .up = 0, .down = 3,
+	  .driven = 8, .hists = 3, .bands = 5, .dma_driven = 2, .dma_hists = 1 },
 	/* sixteen endpoints */
-	{ .eps = 16, .ports = 1, .pr = 1, .dr = 1, .rq = 1, .rc = 1, .up = 1, .down = 1,
-	  .driven = 6, .hists = 2, .bands = 4, .cnt_width = 64 },
+	{ .e = 16, .p = 1, .rq = 1, .rc = 1, .up = 1, .down = 1,
+	  .driven = 6, .hists = 2, .bands = 4 },
 };
+static const unsigned widths[4] = { 48, 33, 48, 64 };
+static const struct pt_test_sizes sizes[4] = { { 0 }, { .down_bytes = 16 }, { .item_bytes = 8 }, { 0 } };
 
 static const char *const names[8] = {
 	"x", "{ep}.x", "{bus}.x", "{region}_x", "{band}_x", "{padded_bus}.x", "{brake}_x", "{up}.x",
@@ -133,7 +135,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1)
 		return 0;
 	unsigned mode = data[0];
-	if (pt_test_layout_decode(&shapes[mode >> 3 & 3], &l, msg, sizeof msg) != 0)
+	if (pt_test_layout_decode(&shapes[mode >> 3 & 3], widths[mode >> 3 & 3], &sizes[mode >> 3 & 3], &l,
+				  msg, sizeof msg))
 		abort();
 	if (pt_metric_defs_new(&d, mode & 0x80 ? 0 : PT_METRIC_NO_BUILTIN, msg, sizeof msg) != 0)
 		abort();

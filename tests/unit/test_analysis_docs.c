@@ -103,7 +103,7 @@ static void test_values(void **state)
 static void test_builtin(void **state)
 {
 	/* a layout where every family has instances */
-	const struct pt_test_shape shape = { .eps = 1, .ports = 1, .pr = 2, .dr = 2, .rq = 2, .rc = 1,
+	const struct pt_test_shape shape = { .e = 1, .p = 1, .rq = 2, .rc = 1,
 					     .up = 2, .down = 1, .driven = 6, .hists = 2, .bands = 4,
 					     .dma_driven = 1, .dma_hists = 1 };
 	struct text t = { 0 };
@@ -131,7 +131,7 @@ static void test_builtin(void **state)
  * page shows is the engine's. */
 static void test_examples(void **state)
 {
-	const struct pt_test_shape shape = { .eps = 1, .ports = 1, .pr = 2, .dr = 2, .rq = 2, .rc = 2,
+	const struct pt_test_shape shape = { .e = 1, .p = 1, .rq = 2, .rc = 2,
 					     .up = 2, .down = 1, .driven = 6, .hists = 2, .bands = 4 };
 	char *doc = pt_test_slurp(DOC, NULL), note[PT_METRIC_MSG_LEN];
 	unsigned blocks = 0;

@@ -388,7 +388,7 @@ static void test_instance_limit(void **state)
 	/* about the most real regions a layout can have (16 endpoints of 4
 	 * buses of 56 regions: 250 of the 255 channels an endpoint can have):
 	 * 37 families of them make more than 2^17 instances */
-	const struct pt_test_shape big = { .eps = 16, .ports = 1, .pr = 56, .dr = 56, .rq = 56,
+	const struct pt_test_shape big = { .e = 16, .p = 1, .rq = 56,
 					   .rc = 56, .up = 56, .down = 56 };
 	struct mt m;
 	char name[32];

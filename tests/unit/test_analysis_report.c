@@ -339,13 +339,13 @@ static void test_metrics_equal_report(void **state)
 	/* each family: in the group "report" and met, or listed as not in the
 	 * report and in no such group (a layout where every family has
 	 * instances: padded buses, DMA-probe BRAKE inputs) */
-	const struct pt_test_shape shape = { .eps = 1, .ports = 1, .pr = 2, .dr = 2, .rq = 2, .rc = 1,
+	const struct pt_test_shape shape = { .e = 1, .p = 1, .rq = 2, .rc = 1,
 					     .up = 2, .down = 1, .driven = 6, .hists = 2, .bands = 4,
 					     .dma_driven = 1, .dma_hists = 1 };
 	struct pt_metric_set *s;
 	struct pt_layout l;
 	char msg[PT_METRIC_MSG_LEN];
-	pt_test_layout(&shape, &l);
+	pt_test_layout(&shape, 48, &l);
 	assert_int_equal(pt_metric_bind_builtin(&l, &s, msg, sizeof msg), 0);
 	assert_int_equal(pt_metric_family_count(s), nfam);
 	for (unsigned f = 0; f < nfam; f++) {

@@ -159,7 +159,7 @@ static void test_default_values(void **state)
 
 static void test_two_endpoints_two_ports(void **state)
 {
-	const struct pt_test_shape sh = { .eps = 2, .ports = 2, .pr = 2, .dr = 2, .rq = 2, .rc = 2,
+	const struct pt_test_shape sh = { .e = 2, .p = 2, .rq = 2, .rc = 2,
 					  .up = 2, .down = 2, .driven = 6, .hists = 2, .bands = 4 };
 	struct mt t;
 
@@ -196,7 +196,7 @@ static void test_two_endpoints_two_ports(void **state)
  * 20-item frame over 3 words counts 36 items and 2 cycles for region 1. */
 static void test_padded_regions(void **state)
 {
-	const struct pt_test_shape sh = { .eps = 1, .ports = 1, .pr = 2, .dr = 2, .rq = 2, .rc = 1,
+	const struct pt_test_shape sh = { .e = 1, .p = 1, .rq = 2, .rc = 1,
 					  .up = 2, .down = 1, .driven = 6, .hists = 2, .bands = 4 };
 	struct mt t;
 
@@ -231,7 +231,7 @@ static void test_padded_regions(void **state)
 
 static void test_extra_reasons_bands_dma_brakes(void **state)
 {
-	const struct pt_test_shape sh = { .eps = 1, .ports = 1, .pr = 1, .dr = 1, .rq = 1, .rc = 1,
+	const struct pt_test_shape sh = { .e = 1, .p = 1, .rq = 1, .rc = 1,
 					  .up = 1, .down = 1, .driven = 8, .hists = 3, .bands = 5,
 					  .dma_driven = 2, .dma_hists = 1 };
 	struct mt t;
@@ -280,16 +280,16 @@ static void test_extra_reasons_bands_dma_brakes(void **state)
 
 static void test_layout_values(void **state)
 {
-	const struct pt_test_shape sh = { .eps = 2, .ports = 1, .pr = 4, .dr = 2, .rq = 4, .rc = 2,
+	const struct pt_test_shape sh = { .e = 2, .p = 1, .rq = 4, .rc = 2,
 					  .up = 2, .down = 1, .driven = 6, .hists = 2, .bands = 4,
-					  .item_bytes = 8, .rc_bytes = 64, .down_bytes = 16,
-					  .cnt_width = 40 };
+					  };
+	const struct pt_test_sizes sizes = { .item_bytes = 8, .rc_bytes = 64, .down_bytes = 16 };
 	static const struct {
 		const char *name;
 		int64_t v;
 	} t[] = {
 		{ "item_bytes", 8 },	      { "drain_period", 4096 },	    { "tag_capacity", 256 },
-		{ "stfifo_capacity", 1024 },  { "cnt_width", 40 },	    { "endpoints", 2 },
+		{ "stfifo_capacity", 1024 },  { "cnt_width", 48 },	    { "endpoints", 2 },
 		{ "dma_ports", 1 },	      { "hist_bands", 4 },	    { "lost_deltas", 1 },
 		{ "readout_overrun", 0 },     { "ep1.link_up", 1 },	    { "ep1.mps", 256 },
 		{ "ep1.mrrs", 512 },	      { "ep1.rcb", 64 },	    { "ep1.ext_tag", 1 },
@@ -303,7 +303,7 @@ static void test_layout_values(void **state)
 	char name[64];
 
 	(void)state;
-	mt_init(&m, &sh, PT_METRIC_NO_BUILTIN);
+	mt_init_sized(&m, &sh, &sizes, PT_METRIC_NO_BUILTIN);
 	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
 		snprintf(name, sizeof name, "v%zu", i);
 		assert_int_equal(mt_add1(&m, name, t[i].name), 0);

@@ -19,52 +19,13 @@
 
 #include "pcie_telemetry/layout.h"
 #include "test_util.h"
+#include "test_layout_util.h"
 
 static char msg[512];
 
-/* A layout the firmware can announce (brakes and histograms of both
- * probes included). */
-struct shape {
-	unsigned e, p, rq, rc, up, down;
-	unsigned driven, hists, bands; /* PCIe probe */
-	unsigned dma_driven, dma_hists;
-};
+static const struct pt_test_shape default_shape = { 1, 1, 2, 2, 2, 2, 6, 2, 4, 0, 0 };
 
-static unsigned maxu(unsigned a, unsigned b)
-{
-	return a > b ? a : b;
-}
-
-static void build(const struct shape *s, struct pt_layout *l)
-{
-	unsigned pr = maxu(s->rq, s->rc), dr = maxu(s->up, s->down);
-	unsigned pb = s->driven + s->hists * s->bands, db = s->dma_driven + s->dma_hists * s->bands;
-	unsigned pch = 1 + 2 * (6 + pr) + pb, dch = 1 + 2 * s->p * (6 + dr) + db;
-	unsigned entries = 1;
-	uint32_t cfg[PT_CFG_REGS] = { 0 };
-
-	while (entries < s->e * (pch + dch))
-		entries *= 2;
-	cfg[PT_REG_NUM(PT_REG_MAGIC)] = PT_MAGIC;
-	cfg[PT_REG_NUM(PT_REG_VERSION)] = 0x00020000;
-	cfg[PT_REG_NUM(PT_REG_CFG_TOPOLOGY)] = s->e | s->p << 8 | (2 * s->e) << 16;
-	cfg[PT_REG_NUM(PT_REG_CFG_LAYOUT)] = entries | 48u << 16 | (pch + dch) << 24;
-	cfg[PT_REG_NUM(PT_REG_CFG_PCIE)] = pch | 2u << 8 | pr << 16 | pb << 24;
-	cfg[PT_REG_NUM(PT_REG_CFG_DMA)] = dch | (2 * s->p) << 8 | dr << 16 | db << 24;
-	cfg[PT_REG_NUM(PT_REG_CFG_DRAIN)] = 0x00041000;
-	cfg[PT_REG_NUM(PT_REG_CNT_BASE)] = 0x8000;
-	cfg[PT_REG_NUM(PT_REG_CFG_REGIONS)] = s->rq | s->rc << 8 | s->up << 16 | s->down << 24;
-	cfg[PT_REG_NUM(PT_REG_CFG_WIDTH)] = 0x00200020;
-	cfg[PT_REG_NUM(PT_REG_CFG_HIST)] = s->bands | s->hists << 8 | s->dma_hists << 16;
-	cfg[PT_REG_NUM(PT_REG_CFG_CAPACITY)] = 0x04000100;
-	cfg[PT_REG_NUM(PT_REG_CFG_WIDTH_DMA)] = 0x00200020;
-	if (pt_layout_decode(cfg, l, msg, sizeof msg) != 0)
-		fail_msg("layout: %s", msg);
-}
-
-static const struct shape default_shape = { 1, 1, 2, 2, 2, 2, 6, 2, 4, 0, 0 };
-
-static const struct shape shapes[] = {
+static const struct pt_test_shape shapes[] = {
 	{ 1, 1, 2, 2, 2, 2, 6, 2, 4, 0, 0 },    /* the firmware's default */
 	{ 2, 2, 2, 2, 2, 2, 6, 2, 4, 0, 0 },    /* two endpoints, two ports */
 	{ 16, 1, 1, 1, 1, 1, 6, 2, 4, 0, 0 },   /* 16 endpoints */
@@ -134,7 +95,7 @@ static void test_every_layout(void **state)
 	for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
 		struct pt_layout l;
 
-		build(&shapes[s], &l);
+		pt_test_layout(&shapes[s], 48, &l);
 		check_layout(&l);
 	}
 }
@@ -148,7 +109,7 @@ static void test_decode(void **state)
 	char name[PT_COUNTER_NAME_LEN];
 
 	(void)state;
-	build(&shapes[4], &l); /* RQ 1, RC 4, UP 3, DOWN 1 regions */
+	pt_test_layout(&shapes[4], 48, &l); /* RQ 1, RC 4, UP 3, DOWN 1 regions */
 	assert_int_equal(pt_counter_decode(&l, pt_idx_bus(&l, 0, 0, PT_F_REGION0 + 2), &ci), 0);
 	assert_int_equal(ci.kind, PT_COUNTER_BUS);
 	assert_int_equal(ci.bus, 0);
@@ -166,7 +127,7 @@ static void test_decode(void **state)
 			 0);
 	assert_string_equal(name, "ep0.down0.region2_cycles");
 
-	build(&shapes[5], &l); /* 9 driven reasons, 3 histograms of 5 bands */
+	pt_test_layout(&shapes[5], 48, &l); /* 9 driven reasons, 3 histograms of 5 bands */
 	assert_int_equal(pt_counter_name(&l, pt_idx_brake(&l, 1, 8), name, sizeof name), 0);
 	assert_string_equal(name, "ep1.brake.reason8_cycles");
 	assert_int_equal(pt_counter_name(&l, pt_idx_hist(&l, 1, 2, 4), name, sizeof name), 0);
@@ -178,7 +139,7 @@ static void test_decode(void **state)
 	assert_int_equal(ci.number, 2);
 	assert_int_equal(ci.band, 4);
 
-	build(&shapes[6], &l); /* 3 DMA brakes, 2 DMA histograms of 4 bands */
+	pt_test_layout(&shapes[6], 48, &l); /* 3 DMA brakes, 2 DMA histograms of 4 bands */
 	assert_int_equal(pt_counter_name(&l, pt_idx_dma_brake(&l, 0, 2), name, sizeof name), 0);
 	assert_string_equal(name, "ep0.dma_brake.reason2_cycles");
 	assert_int_equal(pt_counter_name(&l, pt_idx_dma_hist(&l, 0, 1, 3), name, sizeof name), 0);
@@ -209,7 +170,7 @@ static void test_unknown_names(void **state)
 	struct pt_layout l;
 
 	(void)state;
-	build(&shapes[1], &l); /* two endpoints: ep2 is unknown */
+	pt_test_layout(&shapes[1], 48, &l); /* two endpoints: ep2 is unknown */
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		unsigned idx = 12345;
 
@@ -220,7 +181,7 @@ static void test_unknown_names(void **state)
 		assert_non_null(strstr(msg, "counter '"));
 		assert_null(strchr(msg, '\n'));
 	}
-	build(&default_shape, &l);
+	pt_test_layout(&default_shape, 48, &l);
 	assert_int_equal(pt_counter_index(&l, "ep1.rq.words", &(unsigned){ 0 }, msg, sizeof msg),
 			 -ENOENT);
 	assert_string_equal(msg, "counter 'ep1.rq.words': no such counter in this layout (1 "
@@ -235,7 +196,7 @@ static void test_glob(void **state)
 	unsigned idx[16];
 
 	(void)state;
-	build(&shapes[1], &l); /* 2 endpoints, 2 DMA ports */
+	pt_test_layout(&shapes[1], 48, &l); /* 2 endpoints, 2 DMA ports */
 	assert_int_equal(pt_counter_glob(&l, "ep*.down*.items", idx, 16), 4);
 	assert_int_equal(idx[0], pt_idx_bus(&l, 0, 3, PT_F_ITEMS));
 	assert_int_equal(idx[1], pt_idx_bus(&l, 0, 5, PT_F_ITEMS));
@@ -327,7 +288,7 @@ static void test_default_names(void **state)
 
 	(void)state;
 	assert_non_null(doc);
-	build(&default_shape, &l);
+	pt_test_layout(&default_shape, 48, &l);
 	assert_int_equal(pt_counter_count(&l), sizeof default_names / sizeof default_names[0]);
 	for (unsigned i = 0; i < pt_counter_count(&l); i++) {
 		assert_int_equal(pt_counter_name(&l, i, name, sizeof name), 0);
@@ -346,7 +307,7 @@ static void test_descriptions_and_units(void **state)
 	unsigned i;
 
 	(void)state;
-	build(&default_shape, &l);
+	pt_test_layout(&default_shape, 48, &l);
 	assert_int_equal(pt_counter_index(&l, "ep0.brake.no_free_tag_cycles", &i, msg, sizeof msg), 0);
 	assert_int_equal(pt_counter_description(&l, i, d, sizeof d), 0);
 	assert_string_equal(d, "endpoint 0: PCIe clock cycles in which a read waited for a free "
@@ -366,7 +327,7 @@ static void test_descriptions_and_units(void **state)
 	assert_string_equal(pt_counter_unit(&l, i), "transactions");
 	assert_int_equal(pt_counter_index(&l, "ep0.dma_cycles", &i, msg, sizeof msg), 0);
 	assert_string_equal(pt_counter_unit(&l, i), "cycles");
-	build(&shapes[4], &l);
+	pt_test_layout(&shapes[4], 48, &l);
 	assert_int_equal(pt_counter_index(&l, "ep0.rq.region3_cycles", &i, msg, sizeof msg), 0);
 	assert_int_equal(pt_counter_description(&l, i, d, sizeof d), 0);
 	assert_non_null(strstr(d, "padding"));

@@ -23,12 +23,14 @@ struct mt {
 	char msg[PT_METRIC_MSG_LEN];
 };
 
-/* A layout of shape, a reading of zeros with the link registers of a live
- * endpoint, and definitions (PT_METRIC_NO_BUILTIN or 0). */
-static inline void mt_init(struct mt *t, const struct pt_test_shape *shape, unsigned flags)
+/* A layout of shape (and sizes, NULL for the defaults), a reading of
+ * zeros with the link registers of a live endpoint, and definitions
+ * (PT_METRIC_NO_BUILTIN or 0). */
+static inline void mt_init_sized(struct mt *t, const struct pt_test_shape *shape,
+				 const struct pt_test_sizes *sizes, unsigned flags)
 {
 	memset(t, 0, sizeof *t);
-	pt_test_layout(shape, &t->l);
+	pt_test_layout_sized(shape, 48, sizes, &t->l);
 	assert_int_equal(pt_reading_init(&t->r, t->l.entries), 0);
 	for (unsigned ep = 0; ep < t->l.endpoints; ep++) {
 		t->r.pcie_status[ep] = 0x251; /* link up, MPS 256, MRRS 512 */
@@ -37,6 +39,11 @@ static inline void mt_init(struct mt *t, const struct pt_test_shape *shape, unsi
 	}
 	if (pt_metric_defs_new(&t->d, flags, t->msg, sizeof t->msg) != 0)
 		fail_msg("defs: %s", t->msg);
+}
+
+static inline void mt_init(struct mt *t, const struct pt_test_shape *shape, unsigned flags)
+{
+	mt_init_sized(t, shape, NULL, flags);
 }
 
 /* Add a metric file's text; the status of pt_metric_defs_add_json(). */

@@ -231,7 +231,7 @@ static void pct(char *b, size_t len, const char *part, const char *whole)
 	struct pt_metric_value v;
 	char json[256], msg[PT_METRIC_MSG_LEN];
 
-	pt_test_layout(&shape, &l);
+	pt_test_layout(&shape, 48, &l);
 	snprintf(json, sizeof json,
 		 "[{\"MetricName\": \"p\", \"MetricExpr\": \"100.0 * %s / %s\", "
 		 "\"BriefDescription\": \"pct\"}]",

@@ -1,0 +1,163 @@
+/*
+ * The simulated card in real time (pt_bus_open_ex with PT_BUS_REALTIME,
+ * src/bus/sim_rt.c): its clock follows the wall clock (never ahead, and
+ * behind only by the lag it reports), accesses from several threads work
+ * while it runs, a measurement over it gives the card's own clock rates,
+ * and the flag leaves every other device alone.
+ */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "pcie_telemetry/telemetry.h"
+
+static char msg[512];
+
+static double wall(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void sleep_wall(double s)
+{
+	struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+
+	nanosleep(&ts, NULL);
+}
+
+static struct pt_bus *open_rt(const char *dev)
+{
+	struct pt_bus *b;
+
+	if (pt_bus_open_ex(dev, 0, PT_BUS_REALTIME, &b, msg, sizeof msg) != 0)
+		fail_msg("%s: %s", dev, msg);
+	return b;
+}
+
+static void test_clock_follows_the_wall(void **state)
+{
+	struct pt_bus *b = open_rt("sim:idle");
+	double s0, s1, w0, w1, lag0, lag1;
+	uint32_t magic;
+
+	(void)state;
+	assert_string_equal(pt_bus_kind(b), "sim");
+	assert_int_equal(pt_bus_read32(b, PT_REG_MAGIC, &magic), 0);
+	assert_int_equal(magic, PT_MAGIC);
+	w0 = wall();
+	assert_int_equal(pt_bus_now(b, &s0), 0);
+	lag0 = pt_bus_lag(b);
+	sleep_wall(0.3);
+	assert_int_equal(pt_bus_now(b, &s1), 0);
+	w1 = wall();
+	lag1 = pt_bus_lag(b);
+	assert_true(lag0 >= 0 && lag1 >= 0);
+	/* never ahead of the wall clock: it may only catch up the lag it had
+	 * (an access costs a few µs of card time); and behind it only by the
+	 * lag it says (the lag is sampled once a millisecond) */
+	assert_true(s1 - s0 <= (w1 - w0) + lag0 + 0.01);
+	assert_true(s1 - s0 >= (w1 - w0) - lag1 - 0.05);
+	pt_bus_close(b);
+}
+
+/* wait() is wall time, the interval is the card's: the clock rates of a
+ * measurement are exactly the card's clocks. */
+static void test_measure_over_realtime(void **state)
+{
+	struct pt_bus *b = open_rt("sim:idle");
+	struct pt_dev d;
+	struct pt_reading a, c;
+	double w0 = wall(), sec, mhz;
+
+	(void)state;
+	assert_int_equal(pt_dev_init(&d, b, msg, sizeof msg), 0);
+	assert_int_equal(pt_reading_init(&a, d.layout.entries), 0);
+	assert_int_equal(pt_reading_init(&c, d.layout.entries), 0);
+	assert_int_equal(pt_dev_measure(&d, 0.2, &a, &c, msg, sizeof msg), 0);
+	sec = c.time - a.time;
+	/* the card's interval: the wall's, less what the card fell behind */
+	assert_true(sec <= wall() - w0 + 0.005);
+	assert_true(sec >= 0.2 - pt_bus_lag(b) - 0.05);
+	mhz = (double)(c.cnt[pt_idx_pcie_cycles(&d.layout, 0)] -
+		       a.cnt[pt_idx_pcie_cycles(&d.layout, 0)]) /
+	      sec / 1e6;
+	assert_true(fabs(mhz - 400.0) < 1.0); /* the drain period is the grain */
+	pt_reading_free(&a);
+	pt_reading_free(&c);
+	pt_bus_close(b);
+}
+
+struct reader {
+	struct pt_bus *b;
+	int errors, reads;
+};
+
+static void *read_loop(void *arg)
+{
+	struct reader *r = arg;
+
+	for (int i = 0; i < 200; i++) {
+		uint32_t v = 0;
+
+		if (pt_bus_read32(r->b, PT_REG_MAGIC, &v) != 0 || v != PT_MAGIC)
+			r->errors++;
+		r->reads++;
+	}
+	return NULL;
+}
+
+static void test_threads_share_the_card(void **state)
+{
+	struct pt_bus *b = open_rt("sim:tx-4K");
+	struct reader r[2] = { { b, 0, 0 }, { b, 0, 0 } };
+	pthread_t t[2];
+
+	(void)state;
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, read_loop, &r[i]), 0);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	assert_int_equal(r[0].errors + r[1].errors, 0);
+	assert_int_equal(r[0].reads + r[1].reads, 400);
+	pt_bus_close(b); /* stops and joins the card's thread */
+}
+
+static void test_other_devices_untouched(void **state)
+{
+	struct pt_bus *b;
+	char path[4096];
+
+	(void)state;
+	snprintf(path, sizeof path, "image:%s/conformance/report/basic_t1.regs", PT_TEST_DATA);
+	assert_int_equal(pt_bus_open_ex(path, 0, PT_BUS_REALTIME, &b, msg, sizeof msg), 0);
+	assert_string_equal(pt_bus_kind(b), "image");
+	assert_true(pt_bus_lag(b) == 0.0);
+	pt_bus_close(b);
+	assert_int_equal(pt_bus_open_ex("sim:no-such-preset", 0, PT_BUS_REALTIME, &b, msg, sizeof msg),
+			 -ENOENT);
+	assert_null(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_clock_follows_the_wall),
+		cmocka_unit_test(test_measure_over_realtime),
+		cmocka_unit_test(test_threads_share_the_card),
+		cmocka_unit_test(test_other_devices_untouched),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
