@@ -782,6 +782,51 @@ static void test_text_two_endpoints_two_ports(void **state)
 	fix_free(&f);
 }
 
+/* The metrics of the report bound once by the caller: the same text; a
+ * set of another layout, or without the built-in metrics, is refused. */
+static void test_text_with_bound_metrics(void **state)
+{
+	(void)state;
+	struct fix f, g;
+	struct spec s2 = std_spec;
+	struct pt_metric_set *set, *other, *bare;
+	struct pt_metric_defs *d;
+	char msg[PT_METRIC_MSG_LEN];
+	s2.eps = 2;
+	fix_init(&f, &std_spec);
+	fix_init(&g, &s2);
+	fill_example(&f);
+	struct pt_report rep = { .layout = &f.l, .reading = &f.r, .interval = true, .seconds = 2.0 };
+	char *want = render_ok(pt_render_text, &rep);
+	/* the built-in metrics and one of the user's */
+	assert_int_equal(pt_metric_defs_new(&d, 0, msg, sizeof msg), 0);
+	const char *mine = "[{\"MetricName\": \"{bus}.idle_pct\", \"MetricExpr\": "
+			   "\"100.0 - {bus}.words_pct\", \"BriefDescription\": \"idle\"}]";
+	assert_int_equal(pt_metric_defs_add_json(d, mine, strlen(mine), "mine", msg, sizeof msg), 0);
+	assert_int_equal(pt_metric_bind(d, &f.l, &set, msg, sizeof msg), 0);
+	pt_metric_defs_free(d);
+	rep.metrics = set;
+	char *got = render_ok(pt_render_text, &rep);
+	assert_string_equal(got, want);
+	free(got);
+	assert_int_equal(pt_metric_bind_builtin(&g.l, &other, msg, sizeof msg), 0);
+	rep.metrics = other;
+	assert_int_equal(render(pt_render_text, &rep, &got), -EINVAL);
+	free(got);
+	assert_int_equal(pt_metric_defs_new(&d, PT_METRIC_NO_BUILTIN, msg, sizeof msg), 0);
+	assert_int_equal(pt_metric_bind(d, &f.l, &bare, msg, sizeof msg), 0);
+	pt_metric_defs_free(d);
+	rep.metrics = bare;
+	assert_int_equal(render(pt_render_text, &rep, &got), -EINVAL);
+	free(got);
+	pt_metric_set_free(set);
+	pt_metric_set_free(other);
+	pt_metric_set_free(bare);
+	free(want);
+	fix_free(&f);
+	fix_free(&g);
+}
+
 static void test_text_region_counts(void **state)
 {
 	(void)state;
@@ -1226,6 +1271,7 @@ int main(void)
 		cmocka_unit_test(test_text_wide_cells),
 		cmocka_unit_test(test_text_huge_rates),
 		cmocka_unit_test(test_text_two_endpoints_two_ports),
+		cmocka_unit_test(test_text_with_bound_metrics),
 		cmocka_unit_test(test_text_region_counts),
 		cmocka_unit_test(test_text_rd_and_avg),
 		cmocka_unit_test(test_json_small),
