@@ -56,6 +56,25 @@ int pt_render_text(FILE *out, const struct pt_report *rep);
  * "seconds" is null in totals mode, repr(seconds) in interval mode. */
 int pt_render_json(FILE *out, const struct pt_report *rep);
 
+/*
+ * Chosen metrics of a report (the tool's -M, docs/metrics.md): the
+ * report's first lines (title, interval, flags), an empty line, then a
+ * table in the report's style
+ *     metric            value  unit
+ *     ----------------  -----  ----
+ *     ep0.rq.words_pct  24.31  %
+ * of instances idx[0 .. n-1] of rep->metrics (required; bound to
+ * rep->layout), each printed by pt_metric_format(), and one line
+ * "note: ..." for each of them whose value has a note (a division by
+ * zero).  Errors as above; -EINVAL also for an index beyond the set.
+ */
+int pt_render_metrics(FILE *out, const struct pt_report *rep, const unsigned *idx, unsigned n);
+/* Every counter of the set's layout (name, unit, description:
+ * docs/counters.md), an empty line, then every metric instance of the set
+ * (name, unit, description), as two tables in the report's style (the
+ * tool's --list). */
+int pt_render_list(FILE *out, const struct pt_metric_set *s);
+
 /* Python's repr() of a float (shortest round-trip form): "1.0",
  * "0.3000000000000007", "2.9999999999752447e-05", "1e+16", "inf", "nan".
  * The result is cut to len - 1 characters if buf is too short (64 is

@@ -67,6 +67,11 @@ void pt_table_add_row(struct pt_table *t, const char *const *cells);
 /* Write it; returns 0, -ENOMEM or -EIO. */
 int pt_table_write(FILE *out, const struct pt_table *t);
 
+/* The report's first lines: the title, the interval (seconds_set) or the
+ * totals line, and the STATUS flags (report-format.md 3.1, 3.2). */
+int pt_render_text_header(FILE *out, const struct pt_layout *l, const struct pt_reading *r,
+			  bool seconds_set, double seconds);
+
 /* Validate a layout and a reading against each other (indexes in range). */
 int pt_render_check(const struct pt_layout *l, const struct pt_reading *r);
 

@@ -77,27 +77,28 @@ static void fixed(char *buf, size_t len, const struct pt_metric_value *v, int pr
 		snprintf(buf, len, "%.*f", prec, v->f);
 }
 
-static int write_header(const struct ctx *c)
+int pt_render_text_header(FILE *out, const struct pt_layout *l, const struct pt_reading *r,
+			  bool seconds_set, double seconds)
 {
 	char title[128];
 	int n = snprintf(title, sizeof title, "PCIe telemetry - %u endpoint(s), %u DMA port(s) per endpoint",
-			 c->l->endpoints, c->l->dma_ports);
-	fprintf(c->out, "%s\n", title);
+			 l->endpoints, l->dma_ports);
+	fprintf(out, "%s\n", title);
 	for (int i = 0; i < n; i++)
-		fputc('=', c->out);
-	fputc('\n', c->out);
-	if (c->seconds_set)
-		fprintf(c->out, "Measured over %.2f s\n", c->seconds);
+		fputc('=', out);
+	fputc('\n', out);
+	if (seconds_set)
+		fprintf(out, "Measured over %.2f s\n", seconds);
 	else
-		fputs("Totals since the last clear\n", c->out);
-	if (c->r->status & (PT_STATUS_LOST_DELTAS | PT_STATUS_OVERRUN)) {
-		fputc('\n', c->out);
-		if (c->r->status & PT_STATUS_LOST_DELTAS)
-			fputs("  !! LOST DELTAS - the counters are not exact\n", c->out);
-		if (c->r->status & PT_STATUS_OVERRUN)
-			fputs("  !! READ-OUT OVERRUN - the counters are not exact\n", c->out);
+		fputs("Totals since the last clear\n", out);
+	if (r->status & (PT_STATUS_LOST_DELTAS | PT_STATUS_OVERRUN)) {
+		fputc('\n', out);
+		if (r->status & PT_STATUS_LOST_DELTAS)
+			fputs("  !! LOST DELTAS - the counters are not exact\n", out);
+		if (r->status & PT_STATUS_OVERRUN)
+			fputs("  !! READ-OUT OVERRUN - the counters are not exact\n", out);
 	}
-	return pt_render_stream_status(c->out);
+	return pt_render_stream_status(out);
 }
 
 static int write_link(const struct ctx *c, unsigned ep)
@@ -421,7 +422,8 @@ int pt_render_text(FILE *out, const struct pt_report *rep)
 		.seconds = rep->seconds,
 	};
 	struct pt_metric_set *own = NULL;
-	if ((rc = evaluate(&c, rep, &own)) == 0 && (rc = write_header(&c)) == 0)
+	if ((rc = evaluate(&c, rep, &own)) == 0 &&
+	    (rc = pt_render_text_header(out, c.l, c.r, c.seconds_set, c.seconds)) == 0)
 		for (unsigned ep = 0; ep < c.l->endpoints && rc == 0; ep++)
 			rc = write_endpoint(&c, ep);
 	free(c.v);
