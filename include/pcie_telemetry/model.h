@@ -136,7 +136,15 @@ void ptm_mi_edge(ptm_model *m, const struct ptm_mi_in *in, struct ptm_mi_out *ou
 
 /*
  * Batches: n edges of one domain with the same inputs, with exactly the
- * result of n single calls (no edge of another domain in between).
+ * result of n single calls (no edge of another domain in between).  The
+ * cost is per change of an input, per drain sweep and per delta, not per
+ * edge (docs/model.md, "Speed").
+ *
+ * Threads: calls for different endpoints' PCIe domains (ptm_pcie_edge(s)
+ * with different ep) touch disjoint state and may run on different
+ * threads at the same time, and so may one ptm_dma_edge(s) call beside
+ * them.  Every other call (ptm_mi_*, ptm_model_new/free, two calls for
+ * the same endpoint or two DMA calls) must not overlap any other call.
  */
 void ptm_pcie_edges(ptm_model *m, unsigned ep, const struct ptm_pcie_in *in, uint64_t n);
 void ptm_dma_edges(ptm_model *m, int rst, const struct ptm_bus_in *bus, uint64_t n);

@@ -161,9 +161,8 @@ int pt_strmap_put(struct pt_strmap *m, const char *key, uint32_t val, uint32_t *
 bool pt_strmap_get(const struct pt_strmap *m, const char *key, size_t len, uint32_t *val);
 void pt_strmap_free(struct pt_strmap *m);
 
-/* An echoed string for a message: control characters as \xNN, cut to
- * max characters ("..." after).  TODO: pt_util_esc() (src/util) once it is
- * on main. */
+/* An echoed string for a message: pt_util_escape() of at most max of its
+ * characters, "..." after it when it was cut. */
 const char *pt_shown(const char *s, size_t max, char *buf, size_t len);
 
 /* Grow *p (of *cap elements of size elem) to hold need; false on ENOMEM

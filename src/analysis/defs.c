@@ -9,17 +9,15 @@
  * MetricExpr, for messages of the form FILE:LINE.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
 #include "analysis/analysis_priv.h"
+#include "util/pt_util.h"
 
 /* The built-in file, embedded by CMake (builtin_metrics.c). */
 extern const unsigned char pt_metric_builtin_json[];
@@ -428,50 +426,6 @@ int pt_metric_defs_add_json(struct pt_metric_defs *d, const char *text, size_t l
 	return rc;
 }
 
-/* TODO: read through pt_util_read_file() (src/util) once it is on main;
- * until then the same rules by hand: a regular file, opened without
- * blocking, of at most PT_METRIC_FILE_MAX bytes. */
-static int slurp(const char *path, char **data, size_t *len, char *msg, size_t msglen)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	int rc = 0;
-
-	if (fd < 0) {
-		rc = -errno;
-		snprintf(msg, msglen, "%s: cannot open the metric file: %s", path, strerror(-rc));
-		return rc;
-	}
-	if (fstat(fd, &st) < 0) {
-		rc = -errno;
-		snprintf(msg, msglen, "%s: cannot read the metric file: %s", path, strerror(-rc));
-	} else if (!S_ISREG(st.st_mode)) {
-		rc = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
-		snprintf(msg, msglen, "%s: cannot read the metric file: it is not a regular file",
-			 path);
-	} else if (st.st_size > (off_t)PT_METRIC_FILE_MAX) {
-		rc = -EFBIG;
-		snprintf(msg, msglen, "%s: the metric file has %lld bytes, more than its limit of 1 MiB",
-			 path, (long long)st.st_size);
-	} else if (!(*data = malloc((size_t)st.st_size + 1))) {
-		rc = -ENOMEM;
-		snprintf(msg, msglen, "%s: out of memory", path);
-	} else {
-		ssize_t got = 0, r = 1;
-		while (got < st.st_size && (r = read(fd, *data + got, (size_t)(st.st_size - got))) > 0)
-			got += r;
-		if (r < 0) {
-			rc = -errno;
-			snprintf(msg, msglen, "%s: cannot read the metric file: %s", path, strerror(-rc));
-			free(*data);
-			*data = NULL;
-		}
-		*len = (size_t)got;
-	}
-	close(fd);
-	return rc;
-}
-
 int pt_metric_defs_add_file(struct pt_metric_defs *d, const char *path, char *msg, size_t msglen)
 {
 	char buf[PT_METRIC_MSG_LEN], *data = NULL;
@@ -479,7 +433,8 @@ int pt_metric_defs_add_file(struct pt_metric_defs *d, const char *path, char *ms
 
 	if (!d || !path)
 		return -EINVAL;
-	int rc = slurp(path, &data, &len, msg && msglen ? msg : buf, msg && msglen ? msglen : sizeof buf);
+	int rc = pt_util_read_file(path, "metric file", PT_METRIC_FILE_MAX, &data, &len,
+				   msg && msglen ? msg : buf, msg && msglen ? msglen : sizeof buf);
 	if (rc == 0)
 		rc = pt_metric_defs_add_json(d, data, len, path, msg, msglen);
 	free(data);

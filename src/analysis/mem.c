@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "analysis/analysis_priv.h"
+#include "util/pt_util.h"
 
 #define BLOCK 65536u
 
@@ -61,18 +62,12 @@ void pt_arena_free(struct pt_arena *a)
 
 const char *pt_shown(const char *s, size_t max, char *buf, size_t len)
 {
-	size_t o = 0, i = 0;
+	size_t n = strlen(s), o;
 
-	for (; s[i] && i < max && o + 5 < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c < 0x20 || c == 0x7F)
-			o += (size_t)snprintf(buf + o, len - o, "\\x%02X", c);
-		else
-			buf[o++] = (char)c;
-	}
-	if (s[i] && o + 4 < len)
-		o += (size_t)snprintf(buf + o, len - o, "...");
-	buf[o < len ? o : len - 1] = '\0';
+	pt_util_escape(buf, len > 4 ? len - 3 : len, s, n < max ? n : max);
+	o = strlen(buf);
+	if (n > max && o + 4 <= len)
+		memcpy(buf + o, "...", 4);
 	return buf;
 }
 

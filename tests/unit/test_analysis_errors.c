@@ -214,12 +214,12 @@ static void test_metric_files(void **state)
 	assert_int_equal(pt_metric_defs_add_file(m.d, path, m.msg, sizeof m.msg), -ENOENT);
 	assert_non_null(strstr(m.msg, "none.json: cannot open the metric file: No such file"));
 	assert_int_equal(pt_metric_defs_add_file(m.d, dir, m.msg, sizeof m.msg), -EISDIR);
-	assert_non_null(strstr(m.msg, "it is not a regular file"));
+	assert_non_null(strstr(m.msg, ": cannot read the metric file: it is a folder, not a regular file"));
 	/* a FIFO without a writer: refused at once, not waited on */
 	snprintf(path, sizeof path, "%s/fifo", dir);
 	assert_int_equal(mkfifo(path, 0600), 0);
 	assert_int_equal(pt_metric_defs_add_file(m.d, path, m.msg, sizeof m.msg), -EINVAL);
-	assert_non_null(strstr(m.msg, "it is not a regular file"));
+	assert_non_null(strstr(m.msg, "fifo: cannot read the metric file: it is a FIFO, not a regular file"));
 	unlink(path);
 	/* one byte over the limit */
 	snprintf(path, sizeof path, "%s/big.json", dir);
@@ -227,7 +227,7 @@ static void test_metric_files(void **state)
 	assert_int_equal(ftruncate(fileno(f), PT_METRIC_FILE_MAX + 1), 0);
 	fclose(f);
 	assert_int_equal(pt_metric_defs_add_file(m.d, path, m.msg, sizeof m.msg), -EFBIG);
-	assert_non_null(strstr(m.msg, "more than its limit of 1 MiB"));
+	assert_non_null(strstr(m.msg, "big.json: the metric file has 1048577 bytes, more than its limit of 1 MiB"));
 	unlink(path);
 	/* a good one, named in messages by its path */
 	snprintf(path, sizeof path, "%s/my.json", dir);
