@@ -70,9 +70,11 @@ int pt_render_json(FILE *out, const struct pt_report *rep);
  */
 int pt_render_metrics(FILE *out, const struct pt_report *rep, const unsigned *idx, unsigned n);
 /* Every counter of the set's layout (name, unit, description:
- * docs/counters.md), an empty line, then every metric instance of the set
- * (name, unit, description), as two tables in the report's style (the
- * tool's --list). */
+ * docs/counters.md) under the line "Counters of this layout
+ * (docs/counters.md):", an empty line, then every metric instance of the
+ * set (name, unit, description) under "Metrics of this layout
+ * (docs/metrics.md):", in aligned columns without headers (the tool's
+ * --list). */
 int pt_render_list(FILE *out, const struct pt_metric_set *s);
 
 /* Python's repr() of a float (shortest round-trip form): "1.0",

@@ -64,11 +64,11 @@ int pt_render_metrics(FILE *out, const struct pt_report *rep, const unsigned *id
 
 static int counter_table(FILE *out, const struct pt_layout *l)
 {
-	static const char *const headers[] = { "counter", "unit", "description" };
 	char name[PT_COUNTER_NAME_LEN], desc[PT_COUNTER_DESC_LEN];
 	struct pt_table t;
 
-	pt_table_init(&t, 3, headers);
+	fputs("Counters of this layout (docs/counters.md):\n", out);
+	pt_table_init(&t, 3, NULL);
 	for (unsigned i = 0; i < pt_counter_count(l); i++) {
 		if (pt_counter_name(l, i, name, sizeof name) < 0 ||
 		    pt_counter_description(l, i, desc, sizeof desc) < 0) {
@@ -85,7 +85,6 @@ static int counter_table(FILE *out, const struct pt_layout *l)
 
 int pt_render_list(FILE *out, const struct pt_metric_set *s)
 {
-	static const char *const headers[] = { "metric", "unit", "description" };
 	struct pt_table t;
 
 	if (!out || !s)
@@ -93,8 +92,8 @@ int pt_render_list(FILE *out, const struct pt_metric_set *s)
 	int rc = counter_table(out, pt_metric_layout(s));
 	if (rc)
 		return rc;
-	fputc('\n', out);
-	pt_table_init(&t, 3, headers);
+	fputs("\nMetrics of this layout (docs/metrics.md):\n", out);
+	pt_table_init(&t, 3, NULL);
 	for (unsigned i = 0; i < pt_metric_count(s); i++) {
 		const struct pt_metric_info *in = pt_metric_info(s, i);
 		const char *row[3] = { in->name, in->unit, in->description };

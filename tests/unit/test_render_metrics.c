@@ -123,8 +123,8 @@ static void test_list(void **state)
 	fclose(f);
 	/* every counter and every instance, once, under their headers */
 	assert_int_equal(lines_with(text, "ep"), pt_counter_count(&t.l) + pt_metric_count(t.s));
-	assert_non_null(strstr(text, "counter "));
-	assert_non_null(strstr(text, "\n\nmetric "));
+	assert_int_equal(strncmp(text, "Counters of this layout (docs/counters.md):\nep0.pcie_cycles ", 60), 0);
+	assert_non_null(strstr(text, "\n\nMetrics of this layout (docs/metrics.md):\nep0.pcie_clock_mhz "));
 	assert_non_null(strstr(text, "\nep1.up1.region1_cycles "));
 	assert_non_null(strstr(text, "endpoint 1, PCIe -> PTC (RC): region 1, padding beyond the "
 				     "bus's 1 real region"));
