@@ -6,6 +6,7 @@
  *   options.c   the table of options, the command line, --help
  *   record.c    --record: the register image file of the readings
  *   report.c    the report loop: measure, render, print whole
+ *   metrics.c   --metric-file, -M and --list (docs/metrics.md)
  *   signals.c   SIGINT/SIGTERM end a run cleanly; SIGPIPE is an error
  *   messages.c  errors: the exit status and one line for the user
  *   truth.c     the simulated card's ground truth for --diagnose -j
@@ -30,6 +31,7 @@
 #include <sys/types.h>
 
 #include "pcie_telemetry/diagnose.h"
+#include "pcie_telemetry/metrics.h"
 #include "pcie_telemetry/telemetry.h"
 
 #define CLI_PROG "nfb-pcie-telemetry"
@@ -68,6 +70,9 @@ int cli_printed(FILE *out, FILE *err);
 
 enum cli_action { CLI_RUN, CLI_HELP, CLI_VERSION };
 
+/* --metric-file may be given this many times. */
+#define CLI_METRIC_FILES_MAX 16
+
 /* What the command line asks for. */
 struct cli_args {
 	const char *device; /* -d, NULL: the default NFB device */
@@ -78,6 +83,10 @@ struct cli_args {
 	bool diagnose;      /* --diagnose */
 	const char *compare[2]; /* --compare A B */
 	const char *sweep;  /* --sweep KEY=V1,V2,... */
+	bool list;          /* --list */
+	const char *metrics; /* -M NAME[,NAME...] */
+	const char *metric_files[CLI_METRIC_FILES_MAX]; /* --metric-file, in order */
+	unsigned nmetric_files;
 	enum cli_action action;
 };
 
@@ -190,6 +199,9 @@ struct cli_session {
 	struct pt_truth truth; /* a simulated card's, for --diagnose -j */
 	struct cli_recorder rec;
 	FILE *out;
+	struct pt_metric_set *metrics; /* bound to dev.layout, built-in ones first */
+	unsigned *chosen;              /* -M: instances of metrics, in set order */
+	unsigned nchosen;
 };
 
 /* Measure, render and print reports as a asks; returns the exit status
@@ -205,6 +217,24 @@ int cli_report_run(struct cli_session *s, struct cli_error *e);
 int cli_print_whole(FILE *out, const char *buf, size_t len, bool stoppable, struct cli_error *e);
 /* The same for a descriptor; stoppable: return -EINTR as above. */
 int cli_write_all(int fd, const char *buf, size_t len, bool stoppable);
+
+/* ----------------------------------------------------------- metrics.c */
+
+/*
+ * The metrics of layout l into s->metrics: the built-in ones, then every
+ * --metric-file in order, bound to l; with -M, the instances it names into
+ * s->chosen.  0, or -1 with e set: status 2 for a metric file or an -M
+ * name at fault ("--metric-file: FILE:LINE: metric 'NAME': ...", "-M:
+ * metric 'NAME': ..."), 1 when out of memory.
+ */
+int cli_metrics_prepare(struct cli_session *s, const struct pt_layout *l, struct cli_error *e);
+void cli_metrics_free(struct cli_session *s);
+/*
+ * --list: every counter and metric of the layout, printed whole: of the
+ * open component (-d), or, without -d, of the firmware's default
+ * generics (no device is opened).  Returns the exit status.
+ */
+int cli_list(struct cli_session *s, bool device, struct cli_error *e);
 
 /* ----------------------------------------------------------- signals.c */
 

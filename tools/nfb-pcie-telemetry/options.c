@@ -85,6 +85,20 @@ static int take_interval(const struct cli_option *o, struct cli_args *a, const c
 	return CLI_NEXT;
 }
 
+/* --metric-file: one more file, in order. */
+static int take_metric_file(const struct cli_option *o, struct cli_args *a, const char *v,
+			    struct cli_error *e)
+{
+	(void)o;
+	if (!*v)
+		return cli_fail(e, CLI_EXIT_USAGE, "--metric-file: empty file name");
+	if (a->nmetric_files == CLI_METRIC_FILES_MAX)
+		return cli_fail(e, CLI_EXIT_USAGE, "--metric-file: at most %u files",
+				CLI_METRIC_FILES_MAX);
+	a->metric_files[a->nmetric_files++] = v;
+	return CLI_NEXT;
+}
+
 /* An option without a value that switches on the bool at o->field. */
 static int take_flag(const struct cli_option *o, struct cli_args *a, const char *v,
 		     struct cli_error *e)
@@ -174,6 +188,18 @@ const struct cli_option cli_options[] = {
 	  "scenario key (endpoint.mrrs=512,1024,2048), one column\n"
 	  "per value",
 	  .take = take_sweep },
+	{ "metrics", 'M', "NAME,...", "[-M NAME,...]",
+	  "print these metrics instead of the report: instance,\n"
+	  "family or group names, or patterns (docs/metrics.md)",
+	  STRING(metrics, "metric list") },
+	{ "metric-file", 0, "FILE", "[--metric-file FILE]",
+	  "add the metrics defined in FILE (JSON, docs/metrics.md;\n"
+	  "repeatable)",
+	  .take = take_metric_file },
+	{ "list", 0, NULL, "[--list]",
+	  "print every counter and metric of the layout (the\n"
+	  "device's with -d, else the firmware's default) and exit",
+	  FLAG(list) },
 	{ "help", 'h', NULL, NULL, "show this help and exit", .take = take_action,
 	  .action = CLI_HELP },
 	{ "version", 'V', NULL, NULL, "show the version and exit", .take = take_action,
@@ -270,6 +296,18 @@ static int check_combination(const struct cli_args *a, struct cli_error *e)
 				a->device);
 	if (mode && a->index)
 		return cli_fail(e, CLI_EXIT_USAGE, "%s: -i is not used", mode);
+	if (a->metrics && a->json)
+		return cli_fail(e, CLI_EXIT_USAGE,
+				"-M prints metrics, -j the raw counters: choose one");
+	if (a->list && (a->metrics || a->json || a->clear || a->record || a->watch || a->diagnose))
+		return cli_fail(e, CLI_EXIT_USAGE, "--list prints the names and exits: without %s",
+				a->metrics ? "-M" : a->json ? "-j" : a->clear ? "-c" :
+				a->record ? "--record" : a->watch ? "-w" : "--diagnose");
+	if (a->diagnose && a->metrics)
+		return cli_fail(e, CLI_EXIT_USAGE,
+				"--diagnose adds to the report, -M replaces it: choose one");
+	if (mode && (a->metrics || a->list))
+		return cli_fail(e, CLI_EXIT_USAGE, "%s: not with %s", mode, a->metrics ? "-M" : "--list");
 	return 0;
 }
 
