@@ -2,7 +2,10 @@
  * pcie-telemetry: the bottleneck diagnosis of one reading (docs/diagnosis.md).
  *
  * Pure functions of a layout, a difference (or totals) and the length of
- * the interval: nothing here reads a device, prints or keeps state.
+ * the interval: nothing here reads a device, prints or keeps state.  Every
+ * derived figure it judges by (a share of cycles, corrected items, bytes
+ * and Gbit/s) is a metric of the built-in definitions (metrics.h), so the
+ * diagnosis and the report agree on every number.
  *
  *   pt_diag_     the top-down tree of each endpoint and direction, and the
  *                bottleneck it names
@@ -22,6 +25,7 @@
 #include <stdint.h>
 
 #include "pcie_telemetry/layout.h"
+#include "pcie_telemetry/metrics.h"
 #include "pcie_telemetry/reading.h"
 
 #ifdef __cplusplus
@@ -111,15 +115,6 @@ struct pt_latency {
 	double empty_share;        /* share of the histogram's cycles with no free tag */
 };
 
-/*
- * The bounds for endpoint ep of a difference (interval) or totals.
- * seconds: the measured length (used when interval && seconds > 0).
- * Returns 0 (out->valid false when there were no reads or no histogram),
- * or -EINVAL.
- */
-int pt_latency_bounds(const struct pt_layout *l, const struct pt_reading *r, unsigned ep,
-		      bool interval, double seconds, struct pt_latency *out);
-
 /* A bus with fewer real regions than its probe: what it really carried. */
 struct pt_corr_bus {
 	unsigned ep, bus;          /* bus b of pt_layout_bus_kind */
@@ -130,10 +125,6 @@ struct pt_corr_bus {
 	double gbps, plain_gbps;   /* NaN without a time base */
 	double overstated_pct;     /* (items - real) / real x 100; NaN when real = 0 */
 };
-
-/* 0 when bus b of ep is not padded (nothing written), 1 when it is. */
-int pt_corr_bus(const struct pt_layout *l, const struct pt_reading *r, unsigned ep, unsigned b,
-		bool interval, double seconds, struct pt_corr_bus *out);
 
 /* Everything for one reading. */
 struct pt_diagnosis {
@@ -146,17 +137,16 @@ struct pt_diagnosis {
 
 /*
  * Diagnose a difference (interval) or totals: every endpoint and
- * direction, the latency bounds and the corrected buses.  *out is
- * allocated (pt_diag_free).  Returns 0, -EINVAL (a reading that does not
- * fit the layout) or -ENOMEM.
+ * direction, the latency bounds (interval && seconds > 0 gives them in
+ * ns) and the corrected buses.  metrics: a set bound to l from
+ * definitions that include the built-in ones (a caller that diagnoses many
+ * readings binds once), or NULL for the built-in ones bound for this call.
+ * *out is allocated (pt_diag_free).  Returns 0, -EINVAL (a reading that
+ * does not fit the layout, a set without the built-in metrics) or -ENOMEM.
  */
 int pt_diag_analyze(const struct pt_layout *l, const struct pt_reading *r, bool interval,
-		    double seconds, struct pt_diagnosis **out);
+		    double seconds, const struct pt_metric_set *metrics, struct pt_diagnosis **out);
 void pt_diag_free(struct pt_diagnosis *d);
-
-/* One entry alone (what pt_diag_analyze fills for each). */
-int pt_diag_judge(const struct pt_layout *l, const struct pt_reading *r, unsigned ep,
-		  enum pt_diag_dir dir, struct pt_diag_entry *out);
 
 /* ---- the simulated card's ground truth, as data for the renderers ---- */
 

@@ -261,14 +261,14 @@ static enum pt_diag_cause judge_write(const struct view *v, const struct pt_diag
 
 /* Reads whose requests wait with nothing counted against them wait
  * behind the writes (they share the PTC's input): the writes' limit. */
-static enum pt_diag_cause fallback(const struct pt_layout *l, const struct pt_reading *r,
-				   unsigned ep, enum pt_diag_dir dir)
+static enum pt_diag_cause fallback(const struct fig_set *m, const struct pt_layout *l,
+				   const struct pt_reading *r, unsigned ep, enum pt_diag_dir dir)
 {
 	struct pt_diag_entry w;
 
 	if (dir == PT_DIAG_WRITE)
 		return PT_CAUSE_PCIE_ENDPOINT;
-	if (pt_diag_judge(l, r, ep, PT_DIAG_WRITE, &w) == 0 && w.bottleneck >= PT_CAUSE_PCIE_LINK)
+	if (diag_judge(m, l, r, ep, PT_DIAG_WRITE, &w) == 0 && w.bottleneck >= PT_CAUSE_PCIE_LINK)
 		return w.bottleneck;
 	return PT_CAUSE_SOURCE;
 }
@@ -282,8 +282,8 @@ static void unmeasured(struct pt_diag_entry *e, enum pt_diag_cause c, const char
 	snprintf(e->why, sizeof e->why, "%s", why);
 }
 
-int pt_diag_judge(const struct pt_layout *l, const struct pt_reading *r, unsigned ep,
-		  enum pt_diag_dir dir, struct pt_diag_entry *out)
+int diag_judge(const struct fig_set *m, const struct pt_layout *l, const struct pt_reading *r,
+	       unsigned ep, enum pt_diag_dir dir, struct pt_diag_entry *out)
 {
 	struct view v;
 
@@ -294,7 +294,7 @@ int pt_diag_judge(const struct pt_layout *l, const struct pt_reading *r, unsigne
 	out->ep = ep;
 	out->dir = dir;
 	out->port = -1;
-	view_init(&v, l, r, ep);
+	view_init(&v, m, l, r, ep);
 	if (!v.link_up)
 		return unmeasured(out, PT_CAUSE_LINK_DOWN, "the PCIe link is down"), 0;
 	if (!v.measured)
@@ -318,7 +318,7 @@ int pt_diag_judge(const struct pt_layout *l, const struct pt_reading *r, unsigne
 	level2(out);
 	out->bottleneck = dir == PT_DIAG_READ ? judge_read(&v, out) : judge_write(&v, out);
 	if (out->bottleneck == PT_CAUSE_IDLE)
-		out->bottleneck = fallback(l, r, ep, dir);
+		out->bottleneck = fallback(m, l, r, ep, dir);
 	out->port = dma_port(&v, out->bottleneck, dir);
 	diag_why(&v, out);
 	return 0;

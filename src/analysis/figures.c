@@ -1,12 +1,82 @@
 /*
- * pcie-telemetry: the derived figures the diagnosis reads (figures.h).
+ * pcie-telemetry: the derived figures the diagnosis reads (figures.h),
+ * from the metric engine.
  */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
 #include "analysis/figures.h"
 
-void fig_init(struct fig *f, const struct pt_layout *l, const struct pt_reading *r, unsigned ep)
+static const char *const fam_names[FIG_NFAMS] = {
+	[FAM_WORDS] = "{bus}.words_pct",
+	[FAM_STALL] = "{bus}.stall_pct",
+	[FAM_MVB_STALL] = "{dma_bus}.mvb_stall_pct",
+	[FAM_GBPS] = "{bus}.gbps",
+	[FAM_BRAKE] = "{brake}_pct",
+	[FAM_BAND] = "{band}_pct",
+	[FAM_CORR_ITEMS] = "{padded_bus}.corrected_items",
+	[FAM_CORR_BYTES] = "{padded_bus}.corrected_bytes",
+	[FAM_CORR_GBPS] = "{padded_bus}.corrected_gbps",
+	[FAM_OVER] = "{padded_bus}.overstatement_pct",
+};
+
+int fig_set_open(struct fig_set *s, const struct pt_layout *l, const struct pt_metric_set *given,
+		 const struct pt_reading *r, bool interval, double seconds)
+{
+	struct pt_metric_input in = { .reading = r, .interval = interval, .seconds = seconds };
+	char msg[PT_METRIC_MSG_LEN];
+	int rc = 0;
+
+	s->own = NULL;
+	s->v = NULL;
+	s->set = given;
+	if (!given && (rc = pt_metric_bind_builtin(l, &s->own, msg, sizeof msg)) < 0)
+		return rc;
+	if (!given)
+		s->set = s->own;
+	for (unsigned f = 0; f < FIG_NFAMS && rc == 0; f++)
+		if ((s->fam[f] = pt_metric_family_find(s->set, fam_names[f])) < 0)
+			rc = -EINVAL; /* a set without the built-in metrics */
+	if (rc == 0 && !(s->v = calloc(pt_metric_count(s->set) + 1, sizeof(*s->v))))
+		rc = -ENOMEM;
+	if (rc == 0 && (rc = pt_metric_eval(s->set, &in, s->v)) > 0)
+		rc = 0; /* divisions by zero: NaN, handled where they are read */
+	if (rc < 0)
+		fig_set_close(s);
+	return rc;
+}
+
+void fig_set_close(struct fig_set *s)
+{
+	free(s->v);
+	pt_metric_set_free(s->own);
+	s->v = NULL;
+	s->own = NULL;
+}
+
+/* The value of family fam at w, NaN where it has none. */
+static double metric(const struct fig_set *s, enum fig_fam fam, struct pt_metric_where w)
+{
+	int i = pt_metric_lookup(s->set, (unsigned)s->fam[fam], &w);
+
+	if (i < 0)
+		return NAN;
+	return s->v[i].f;
+}
+
+/* A percentage metric as a share, 0 where it has no value. */
+static double share_of(double pct)
+{
+	return isfinite(pct) ? pct / 100.0 : 0;
+}
+
+void fig_init(struct fig *f, const struct fig_set *m, const struct pt_layout *l,
+	      const struct pt_reading *r, unsigned ep)
 {
 	f->l = l;
 	f->r = r;
+	f->m = m;
 	f->ep = ep;
 	f->pcie_cycles = r->cnt[pt_idx_pcie_cycles(l, ep)];
 	f->dma_cycles = r->cnt[pt_idx_dma_cycles(l, ep)];
@@ -22,9 +92,23 @@ uint64_t fig_cycles(const struct fig *f, unsigned b)
 	return b < 2 ? f->pcie_cycles : f->dma_cycles;
 }
 
+double fig_bus_metric(const struct fig *f, enum fig_fam fam, unsigned b)
+{
+	return metric(f->m, fam, (struct pt_metric_where){ (int)f->ep, (int)b, -1, -1 });
+}
+
 double fig_share(const struct fig *f, unsigned b, unsigned field)
 {
-	return fig_div((double)fig_cnt(f, b, field), (double)fig_cycles(f, b));
+	switch (field) {
+	case PT_F_WORDS:
+		return share_of(fig_bus_metric(f, FAM_WORDS, b));
+	case PT_F_BACKPRESSURE:
+		return share_of(fig_bus_metric(f, FAM_STALL, b));
+	case PT_F_MVB_BACKPRESSURE:
+		return b < 2 ? 0 : share_of(fig_bus_metric(f, FAM_MVB_STALL, b));
+	default:
+		return fig_div((double)fig_cnt(f, b, field), (double)fig_cycles(f, b));
+	}
 }
 
 double fig_pcie_share(const struct fig *f, uint64_t n)
@@ -41,7 +125,7 @@ double fig_brake_share(const struct fig *f, unsigned k)
 {
 	if (!fig_brake_driven(f, k))
 		return 0;
-	return fig_pcie_share(f, f->r->cnt[pt_idx_brake(f->l, f->ep, k)]);
+	return share_of(metric(f->m, FAM_BRAKE, (struct pt_metric_where){ (int)f->ep, -1, (int)k, -1 }));
 }
 
 uint64_t fig_hist(const struct fig *f, unsigned h, unsigned b)
@@ -53,29 +137,24 @@ uint64_t fig_hist(const struct fig *f, unsigned h, unsigned b)
 
 double fig_hist_share(const struct fig *f, unsigned h, unsigned b)
 {
-	return fig_pcie_share(f, fig_hist(f, h, b));
+	if (h >= f->l->pcie_hists || b >= f->l->hist_bands)
+		return 0;
+	return share_of(metric(f->m, FAM_BAND, (struct pt_metric_where){ (int)f->ep, -1, (int)h, (int)b }));
 }
 
-uint64_t fig_padded_items(const struct fig *f, unsigned b)
+uint64_t fig_bus_count(const struct fig *f, enum fig_fam fam, unsigned b, uint64_t none)
 {
-	const struct pt_layout *l = f->l;
-	unsigned real = pt_layout_bus_real_regions(l, b);
-	unsigned probe = pt_layout_bus_probe_regions(l, b);
-	unsigned region_items = l->item_bytes ? l->region_bytes[pt_layout_bus_kind(l, b)] /
-						l->item_bytes
-					      : 0;
-	uint64_t n = 0;
+	struct pt_metric_where w = { (int)f->ep, (int)b, -1, -1 };
+	int i = pt_metric_lookup(f->m->set, (unsigned)f->m->fam[fam], &w);
 
-	/* A padded region counts REGION_ITEMS in every cycle it "carries"
-	 * an open frame (firmware-behavior.md 1.4). */
-	for (unsigned r = real; r < probe; r++)
-		n += fig_cnt(f, b, PT_F_REGION0 + r) * region_items;
-	return n;
+	if (i < 0)
+		return none;
+	if (f->m->v[i].is_int)
+		return f->m->v[i].i > 0 ? (uint64_t)f->m->v[i].i : 0;
+	return f->m->v[i].f > 0 ? (uint64_t)f->m->v[i].f : 0;
 }
 
 uint64_t fig_real_items(const struct fig *f, unsigned b)
 {
-	uint64_t items = fig_cnt(f, b, PT_F_ITEMS), pad = fig_padded_items(f, b);
-
-	return items > pad ? items - pad : 0;
+	return fig_bus_count(f, FAM_CORR_ITEMS, b, fig_cnt(f, b, PT_F_ITEMS));
 }

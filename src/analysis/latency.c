@@ -26,8 +26,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "analysis/figures.h"
-#include "pcie_telemetry/diagnose.h"
+#include "analysis/view.h"
 
 #define NOT_A_TAG_COUNT 2047u /* PCIE_TAG_FREE is 11 bits: all ones after a clear */
 /* Requests the PTC may hold between UP and RQ, beyond the tags in flight:
@@ -180,8 +179,8 @@ static void read_tlps(const struct fig *f, const struct pt_link *k, double *lo, 
 	}
 }
 
-int pt_latency_bounds(const struct pt_layout *l, const struct pt_reading *r, unsigned ep,
-		      bool interval, double seconds, struct pt_latency *out)
+int diag_latency(const struct fig_set *m, const struct pt_layout *l, const struct pt_reading *r,
+		 unsigned ep, bool interval, double seconds, struct pt_latency *out)
 {
 	struct fig f;
 	struct pt_link k;
@@ -192,7 +191,7 @@ int pt_latency_bounds(const struct pt_layout *l, const struct pt_reading *r, uns
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
 	out->lo_ns = out->hi_ns = NAN;
-	fig_init(&f, l, r, ep);
+	fig_init(&f, m, l, r, ep);
 	pt_link_decode(r, ep, &k);
 	if (l->pcie_hists < 1 || !f.pcie_cycles || !f.dma_cycles || !k.mps || !k.mrrs || !k.rcb)
 		return 0;

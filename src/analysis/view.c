@@ -139,13 +139,13 @@ static enum pt_diag_cause down_cause(const struct view *v)
 	return PT_CAUSE_IDLE;
 }
 
-void view_init(struct view *v, const struct pt_layout *l, const struct pt_reading *r,
-	       unsigned ep)
+void view_init(struct view *v, const struct fig_set *m, const struct pt_layout *l,
+	       const struct pt_reading *r, unsigned ep)
 {
 	struct pt_link k;
 
 	memset(v, 0, sizeof(*v));
-	fig_init(&v->f, l, r, ep);
+	fig_init(&v->f, m, l, r, ep);
 	pt_link_decode(r, ep, &k);
 	v->link_up = k.link_up;
 	v->measured = v->f.pcie_cycles > 0 && v->f.dma_cycles > 0;

@@ -48,8 +48,8 @@ struct view {
 };
 
 /* The view of endpoint ep (the reading was checked against the layout). */
-void view_init(struct view *v, const struct pt_layout *l, const struct pt_reading *r,
-	       unsigned ep);
+void view_init(struct view *v, const struct fig_set *m, const struct pt_layout *l,
+	       const struct pt_reading *r, unsigned ep);
 
 /* Consumer refusal of DOWN port p: the share of DMA cycles in which the
  * DMA side did not take data that was there. */
@@ -57,5 +57,15 @@ double view_consumer(const struct view *v, unsigned p);
 
 /* The entry's why line, from its bottleneck and evidence (why.c). */
 void diag_why(const struct view *v, struct pt_diag_entry *e);
+
+/* What pt_diag_analyze fills, one part at a time, from the evaluated
+ * metrics m of the reading (diagnose.c, latency.c, analyze.c). */
+int diag_judge(const struct fig_set *m, const struct pt_layout *l, const struct pt_reading *r,
+	       unsigned ep, enum pt_diag_dir dir, struct pt_diag_entry *out);
+int diag_latency(const struct fig_set *m, const struct pt_layout *l, const struct pt_reading *r,
+		 unsigned ep, bool interval, double seconds, struct pt_latency *out);
+/* 0 when bus b of ep is not padded (nothing written), 1 when it is. */
+int diag_corr_bus(const struct fig_set *m, const struct pt_layout *l,
+		  const struct pt_reading *r, unsigned ep, unsigned b, struct pt_corr_bus *out);
 
 #endif

@@ -13,6 +13,13 @@
 
 #define CELL 64
 
+/* Both sides, their figures and diagnoses. */
+struct cmp {
+	const struct pt_compare *c;
+	struct pt_render_figs fa, fb;
+	struct pt_diagnosis *da, *db;
+};
+
 /* The bus figures compared: a field share, or Gbit/s. */
 static const struct {
 	const char *title, *key;
@@ -25,13 +32,11 @@ static const struct {
 };
 #define NBUS_FIGS (sizeof bus_figs / sizeof bus_figs[0])
 
-static double bus_fig(const struct pt_report *r, unsigned ep, unsigned b, unsigned i)
+static double bus_fig(const struct pt_render_figs *f, unsigned ep, unsigned b, unsigned i)
 {
 	if (bus_figs[i].field < 0)
-		return pt_render_fig_gbps(r, ep, b);
-	if (bus_figs[i].field == PT_F_MVB_BACKPRESSURE && b < 2)
-		return NAN; /* RQ and RC have no MVB */
-	return pt_render_fig_bus(r, ep, b, (unsigned)bus_figs[i].field);
+		return pt_render_fig_gbps(f, ep, b);
+	return pt_render_fig_bus(f, ep, b, (unsigned)bus_figs[i].field);
 }
 
 static unsigned umax(unsigned a, unsigned b)
@@ -63,8 +68,9 @@ static void add4(struct pt_table *t, const char *bus, const char *fig, double a,
 }
 
 /* A row per bus and figure, the bus named on its first row. */
-static int bus_table(FILE *out, const struct pt_compare *c, unsigned ep)
+static int bus_table(FILE *out, const struct cmp *x, unsigned ep)
 {
+	const struct pt_compare *c = x->c;
 	static const char *const hdr[5] = { "Bus", "figure", "A", "B", "change" };
 	unsigned buses = umax(c->a->layout->buses, c->b->layout->buses);
 	char name[64];
@@ -80,10 +86,10 @@ static int bus_table(FILE *out, const struct pt_compare *c, unsigned ep)
 			continue;
 		pt_layout_bus_name(l, b, name, sizeof name);
 		for (unsigned i = 0; i < NBUS_FIGS; i++) {
-			double va = bus_fig(c->a, ep, b, i), vb = bus_fig(c->b, ep, b, i);
+			double va = bus_fig(&x->fa, ep, b, i), vb = bus_fig(&x->fb, ep, b, i);
 
 			if (bus_figs[i].field == PT_F_MVB_BACKPRESSURE && b < 2)
-				continue;
+				continue; /* RQ and RC have no MVB */
 			add4(&t, first ? name : "", bus_figs[i].title, va, vb);
 			first = false;
 		}
@@ -106,17 +112,18 @@ static void add3(struct pt_table *t, const char *label, double a, double b)
 }
 
 /* The reason of either side: its label from the side that has it. */
-static const char *reason_label(const struct pt_compare *c, unsigned k, char *buf)
+static const char *reason_label(const struct cmp *x, unsigned k, char *buf)
 {
-	const struct pt_report *r = k < pt_render_fig_reasons(c->a) ? c->a : c->b;
+	const struct pt_render_figs *f = k < pt_render_fig_reasons(&x->fa) ? &x->fa : &x->fb;
 
-	return pt_render_fig_reason_label(r, k, buf);
+	return pt_render_fig_reason_label(f, k, buf);
 }
 
-static int reason_table(FILE *out, const struct pt_compare *c, unsigned ep)
+static int reason_table(FILE *out, const struct cmp *x, unsigned ep)
 {
 	static const char *const hdr[4] = { "Reason (share of PCIe cycles)", "A", "B", "change" };
-	unsigned na = pt_render_fig_reasons(c->a), nb = pt_render_fig_reasons(c->b);
+	const struct pt_compare *c = x->c;
+	unsigned na = pt_render_fig_reasons(&x->fa), nb = pt_render_fig_reasons(&x->fb);
 	unsigned hists = umax(c->a->layout->pcie_hists, c->b->layout->pcie_hists);
 	unsigned bands = umax(c->a->layout->hist_bands, c->b->layout->hist_bands);
 	struct pt_table t;
@@ -126,19 +133,20 @@ static int reason_table(FILE *out, const struct pt_compare *c, unsigned ep)
 	/* the driven reasons, then the RQ stall, which is last on each side */
 	for (unsigned k = 0; k < umax(na, nb) - 1; k++) {
 		char buf[PT_REGS_NAME_LEN];
-		double va = k < na - 1 ? pt_render_fig_reason(c->a, ep, k) : NAN;
-		double vb = k < nb - 1 ? pt_render_fig_reason(c->b, ep, k) : NAN;
+		double va = k < na - 1 ? pt_render_fig_reason(&x->fa, ep, k) : NAN;
+		double vb = k < nb - 1 ? pt_render_fig_reason(&x->fb, ep, k) : NAN;
 
-		add3(&t, reason_label(c, k, buf), va, vb);
+		add3(&t, reason_label(x, k, buf), va, vb);
 	}
-	add3(&t, PT_BRAKE_LABEL_RQ_STALL, pt_render_fig_reason(c->a, ep, na - 1),
-	     pt_render_fig_reason(c->b, ep, nb - 1));
+	add3(&t, PT_BRAKE_LABEL_RQ_STALL, pt_render_fig_reason(&x->fa, ep, na - 1),
+	     pt_render_fig_reason(&x->fb, ep, nb - 1));
 	for (unsigned h = 0; h < hists; h++)
 		for (unsigned b = 0; b < bands; b++) {
 			char hb[PT_REGS_NAME_LEN], bb[PT_REGS_NAME_LEN], label[2 * PT_REGS_NAME_LEN + 2];
 
 			snprintf(label, sizeof label, "%s %s", pt_hist_label(h, hb), pt_band_label(b, bb));
-			add3(&t, label, pt_render_fig_band(c->a, ep, h, b), pt_render_fig_band(c->b, ep, h, b));
+			add3(&t, label, pt_render_fig_band(&x->fa, ep, h, b),
+			     pt_render_fig_band(&x->fb, ep, h, b));
 		}
 	fputc('\n', out);
 	rc = pt_table_write(out, &t);
@@ -159,9 +167,10 @@ static const struct pt_latency *latency_of(const struct pt_report *r, const stru
 	return d && ep < r->layout->endpoints ? &d->latency[ep] : NULL;
 }
 
-static int verdict_table(FILE *out, const struct pt_compare *c, unsigned ep,
-			 const struct pt_diagnosis *da, const struct pt_diagnosis *db)
+static int verdict_table(FILE *out, const struct cmp *x, unsigned ep)
 {
+	const struct pt_compare *c = x->c;
+	const struct pt_diagnosis *da = x->da, *db = x->db;
 	static const char *const hdr[3] = { "Diagnosis", "A", "B" };
 	char ca[CELL], cb[CELL];
 	const char *row[3] = { NULL, ca, cb };
@@ -193,30 +202,40 @@ static void side_line(FILE *out, char side, const char *name, const struct pt_re
 		fprintf(out, "%c: %s, totals since the last clear\n", side, name);
 }
 
-static int analyze_both(const struct pt_compare *c, struct pt_diagnosis **da,
-			struct pt_diagnosis **db)
+static void cmp_close(struct cmp *x)
+{
+	pt_diag_free(x->da);
+	pt_diag_free(x->db);
+	pt_render_figs_close(&x->fa);
+	pt_render_figs_close(&x->fb);
+}
+
+static int cmp_open(struct cmp *x, const struct pt_compare *c)
 {
 	int rc;
 
-	*da = *db = NULL;
+	memset(x, 0, sizeof(*x));
+	x->c = c;
 	if (!c || !c->a || !c->b || !c->a->layout || !c->b->layout || !c->a->reading ||
 	    !c->b->reading)
 		return -EINVAL;
 	if ((rc = pt_render_check(c->a->layout, c->a->reading)) ||
 	    (rc = pt_render_check(c->b->layout, c->b->reading)))
 		return rc;
-	if ((rc = pt_render_diag_run(c->a, da)) || (rc = pt_render_diag_run(c->b, db))) {
-		pt_diag_free(*da);
-		*da = NULL;
-	}
+	if ((rc = pt_render_figs_open(&x->fa, c->a)) == 0 &&
+	    (rc = pt_render_figs_open(&x->fb, c->b)) == 0 &&
+	    (rc = pt_render_diag_run(c->a, &x->da)) == 0)
+		rc = pt_render_diag_run(c->b, &x->db);
+	if (rc)
+		cmp_close(x);
 	return rc;
 }
 
 int pt_render_compare_text(FILE *out, const struct pt_compare *c)
 {
-	struct pt_diagnosis *da, *db;
+	struct cmp x;
 	unsigned eps;
-	int rc = out ? analyze_both(c, &da, &db) : -EINVAL;
+	int rc = out ? cmp_open(&x, c) : -EINVAL;
 
 	if (rc)
 		return rc;
@@ -227,14 +246,13 @@ int pt_render_compare_text(FILE *out, const struct pt_compare *c)
 	for (unsigned ep = 0; rc == 0 && ep < eps; ep++) {
 		fprintf(out, "\nPCIe endpoint %u\n", ep);
 		fputs("------------------------------------------------------------\n", out);
-		rc = bus_table(out, c, ep);
+		rc = bus_table(out, &x, ep);
 		if (rc == 0)
-			rc = reason_table(out, c, ep);
+			rc = reason_table(out, &x, ep);
 		if (rc == 0)
-			rc = verdict_table(out, c, ep, da, db);
+			rc = verdict_table(out, &x, ep);
 	}
-	pt_diag_free(da);
-	pt_diag_free(db);
+	cmp_close(&x);
 	return rc ? rc : pt_render_stream_status(out);
 }
 
@@ -249,10 +267,11 @@ static void json3(struct jw *w, const char *key, double a, double b)
 	jw_close(w);
 }
 
-static void json_endpoint(struct jw *w, const struct pt_compare *c, unsigned ep,
-			  const struct pt_diagnosis *da, const struct pt_diagnosis *db)
+static void json_endpoint(struct jw *w, const struct cmp *x, unsigned ep)
 {
-	unsigned na = pt_render_fig_reasons(c->a), nb = pt_render_fig_reasons(c->b);
+	const struct pt_compare *c = x->c;
+	const struct pt_diagnosis *da = x->da, *db = x->db;
+	unsigned na = pt_render_fig_reasons(&x->fa), nb = pt_render_fig_reasons(&x->fb);
 	char name[64], buf[PT_REGS_NAME_LEN];
 
 	jw_open(w, NULL, '{');
@@ -266,16 +285,17 @@ static void json_endpoint(struct jw *w, const struct pt_compare *c, unsigned ep,
 		pt_layout_bus_name(l, b, name, sizeof name);
 		jw_open(w, name, '{');
 		for (unsigned i = 0; i < NBUS_FIGS; i++)
-			json3(w, bus_figs[i].key, bus_fig(c->a, ep, b, i), bus_fig(c->b, ep, b, i));
+			json3(w, bus_figs[i].key, bus_fig(&x->fa, ep, b, i), bus_fig(&x->fb, ep, b, i));
 		jw_close(w);
 	}
 	jw_close(w);
 	jw_open(w, "reasons", '{');
 	for (unsigned k = 0; k < umax(na, nb) - 1; k++)
-		json3(w, reason_label(c, k, buf), k < na - 1 ? pt_render_fig_reason(c->a, ep, k) : NAN,
-		      k < nb - 1 ? pt_render_fig_reason(c->b, ep, k) : NAN);
-	json3(w, PT_BRAKE_LABEL_RQ_STALL, pt_render_fig_reason(c->a, ep, na - 1),
-	      pt_render_fig_reason(c->b, ep, nb - 1));
+		json3(w, reason_label(x, k, buf),
+		      k < na - 1 ? pt_render_fig_reason(&x->fa, ep, k) : NAN,
+		      k < nb - 1 ? pt_render_fig_reason(&x->fb, ep, k) : NAN);
+	json3(w, PT_BRAKE_LABEL_RQ_STALL, pt_render_fig_reason(&x->fa, ep, na - 1),
+	      pt_render_fig_reason(&x->fb, ep, nb - 1));
 	jw_close(w);
 	jw_open(w, "bottleneck", '{');
 	for (unsigned dir = 0; dir < PT_DIAG_DIRS; dir++) {
@@ -309,9 +329,9 @@ static void json_side(struct jw *w, const char *key, const char *name, const str
 
 int pt_render_compare_json(FILE *out, const struct pt_compare *c)
 {
-	struct pt_diagnosis *da, *db;
+	struct cmp x;
 	struct jw w = { .out = out };
-	int rc = out ? analyze_both(c, &da, &db) : -EINVAL;
+	int rc = out ? cmp_open(&x, c) : -EINVAL;
 
 	if (rc)
 		return rc;
@@ -320,13 +340,12 @@ int pt_render_compare_json(FILE *out, const struct pt_compare *c)
 	json_side(&w, "b", c->name_b, c->b);
 	jw_open(&w, "endpoints", '[');
 	for (unsigned ep = 0; ep < umax(c->a->layout->endpoints, c->b->layout->endpoints); ep++)
-		json_endpoint(&w, c, ep, da, db);
+		json_endpoint(&w, &x, ep);
 	jw_close(&w);
-	pt_render_diag_entries(&w, "diagnosis_a", c->a->layout, da);
-	pt_render_diag_entries(&w, "diagnosis_b", c->b->layout, db);
+	pt_render_diag_entries(&w, "diagnosis_a", c->a->layout, x.da);
+	pt_render_diag_entries(&w, "diagnosis_b", c->b->layout, x.db);
 	jw_close(&w);
 	fputc('\n', out);
-	pt_diag_free(da);
-	pt_diag_free(db);
+	cmp_close(&x);
 	return w.overflow ? -EINVAL : pt_render_stream_status(out);
 }

@@ -25,17 +25,31 @@ void pt_render_diag_entries(struct jw *w, const char *key, const struct pt_layou
 			    const struct pt_diagnosis *d);
 
 /* ---- figures of one report for the comparison and the sweep (figs.c):
+ * its metrics evaluated once (rep->metrics, or the built-in ones):
  * percentages of the cycles of their clock, Gbit/s with padded regions
  * removed; NaN where the report has no such thing ---------------------- */
 
-double pt_render_fig_bus(const struct pt_report *r, unsigned ep, unsigned b, unsigned field);
-double pt_render_fig_gbps(const struct pt_report *r, unsigned ep, unsigned b);
+#define PT_FIGS_FAMS 8
+struct pt_render_figs {
+	const struct pt_report *r;
+	const struct pt_metric_set *set;
+	struct pt_metric_set *own;
+	struct pt_metric_value *v;
+	int fam[PT_FIGS_FAMS];
+};
+/* 0, -EINVAL (a set without the built-in metrics) or -ENOMEM. */
+int pt_render_figs_open(struct pt_render_figs *f, const struct pt_report *r);
+void pt_render_figs_close(struct pt_render_figs *f);
+
+/* field: PT_F_WORDS, PT_F_BACKPRESSURE or PT_F_MVB_BACKPRESSURE. */
+double pt_render_fig_bus(const struct pt_render_figs *f, unsigned ep, unsigned b, unsigned field);
+double pt_render_fig_gbps(const struct pt_render_figs *f, unsigned ep, unsigned b);
 /* Reasons: the driven BRAKE reasons, then "PCIe endpoint not ready". */
-unsigned pt_render_fig_reasons(const struct pt_report *r);
-const char *pt_render_fig_reason_label(const struct pt_report *r, unsigned k,
+unsigned pt_render_fig_reasons(const struct pt_render_figs *f);
+const char *pt_render_fig_reason_label(const struct pt_render_figs *f, unsigned k,
 				       char buf[PT_REGS_NAME_LEN]);
-double pt_render_fig_reason(const struct pt_report *r, unsigned ep, unsigned k);
-double pt_render_fig_band(const struct pt_report *r, unsigned ep, unsigned h, unsigned b);
+double pt_render_fig_reason(const struct pt_render_figs *f, unsigned ep, unsigned k);
+double pt_render_fig_band(const struct pt_render_figs *f, unsigned ep, unsigned h, unsigned b);
 /* Cells: the value in fmt or "-"; the change b - a ("%+.2f") or "-"; a
  * verdict "dma-bus (port 1)" or "-"; a holding time "2126-2258 ns" or "-". */
 void pt_render_fig_cell(char *buf, size_t len, const char *fmt, double v);

@@ -28,7 +28,8 @@ static const enum pt_diag_cause stall_causes[] = {
 
 int pt_render_diag_run(const struct pt_report *rep, struct pt_diagnosis **d)
 {
-	return pt_diag_analyze(rep->layout, rep->reading, rep->interval, rep->seconds, d);
+	return pt_diag_analyze(rep->layout, rep->reading, rep->interval, rep->seconds, rep->metrics,
+			       d);
 }
 
 /* "  label: text" wrapped at WRAP columns, continuation lines indented. */

@@ -1,83 +1,106 @@
 /*
  * pcie-telemetry: the figures of one report that the comparison and the
- * sweep put side by side (diag_priv.h).  NaN where the report has no such
+ * sweep put side by side (diag_priv.h), from the metric engine: the
+ * report's own cells (shares, Gbit/s, reasons, bands), with Gbit/s
+ * corrected where a bus is padded.  NaN where the report has no such
  * thing (another layout, no cycles, no time base).
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "render/diag_priv.h"
 #include "render/render_priv.h"
 
-static bool has_bus(const struct pt_report *r, unsigned ep, unsigned b)
+static const char *const fam_names[PT_FIGS_FAMS] = {
+	"{bus}.words_pct",	     "{bus}.stall_pct",	  "{dma_bus}.mvb_stall_pct",
+	"{bus}.gbps",		     "{padded_bus}.corrected_gbps", "{brake}_pct",
+	"{ep}.brake.endpoint_not_ready_pct", "{band}_pct",
+};
+enum { F_WORDS, F_STALL, F_MVB_STALL, F_GBPS, F_CORR_GBPS, F_BRAKE, F_RQ_STALL, F_BAND };
+
+int pt_render_figs_open(struct pt_render_figs *f, const struct pt_report *r)
 {
-	return ep < r->layout->endpoints && b < r->layout->buses;
+	struct pt_metric_input in = { .reading = r->reading, .interval = r->interval,
+				      .seconds = r->seconds };
+	char msg[PT_METRIC_MSG_LEN];
+	int rc = 0;
+
+	f->r = r;
+	f->own = NULL;
+	f->v = NULL;
+	f->set = r->metrics;
+	if (!f->set && (rc = pt_metric_bind_builtin(r->layout, &f->own, msg, sizeof msg)) < 0)
+		return rc;
+	if (!f->set)
+		f->set = f->own;
+	for (unsigned i = 0; i < PT_FIGS_FAMS && rc == 0; i++)
+		if ((f->fam[i] = pt_metric_family_find(f->set, fam_names[i])) < 0)
+			rc = -EINVAL;
+	if (rc == 0 && !(f->v = calloc(pt_metric_count(f->set) + 1, sizeof(*f->v))))
+		rc = -ENOMEM;
+	if (rc == 0 && (rc = pt_metric_eval(f->set, &in, f->v)) > 0)
+		rc = 0; /* a division by zero is a NaN, shown as "-" */
+	if (rc < 0)
+		pt_render_figs_close(f);
+	return rc;
 }
 
-static double share(uint64_t part, uint64_t whole)
+void pt_render_figs_close(struct pt_render_figs *f)
 {
-	return whole ? 100.0 * (double)part / (double)whole : NAN;
+	free(f->v);
+	pt_metric_set_free(f->own);
+	f->v = NULL;
+	f->own = NULL;
 }
 
-static uint64_t bus_cycles(const struct pt_report *r, unsigned ep, unsigned b)
+static double value(const struct pt_render_figs *f, unsigned fam, int ep, int bus, int item,
+		    int band)
 {
-	const struct pt_layout *l = r->layout;
+	struct pt_metric_where w = { ep, bus, item, band };
+	int i = pt_metric_lookup(f->set, (unsigned)f->fam[fam], &w);
 
-	return pt_render_cnt(r->reading, b < 2 ? pt_idx_pcie_cycles(l, ep) : pt_idx_dma_cycles(l, ep));
+	return i < 0 ? NAN : f->v[i].f;
 }
 
-double pt_render_fig_bus(const struct pt_report *r, unsigned ep, unsigned b, unsigned field)
+double pt_render_fig_bus(const struct pt_render_figs *f, unsigned ep, unsigned b, unsigned field)
 {
-	if (!has_bus(r, ep, b))
-		return NAN;
-	return share(pt_render_cnt(r->reading, pt_idx_bus(r->layout, ep, b, field)),
-		     bus_cycles(r, ep, b));
+	unsigned fam = field == PT_F_WORDS ? F_WORDS : field == PT_F_BACKPRESSURE ? F_STALL : F_MVB_STALL;
+
+	return value(f, fam, (int)ep, (int)b, -1, -1);
 }
 
-double pt_render_fig_gbps(const struct pt_report *r, unsigned ep, unsigned b)
+double pt_render_fig_gbps(const struct pt_render_figs *f, unsigned ep, unsigned b)
 {
-	struct pt_corr_bus c;
-	uint64_t items;
+	double c = value(f, F_CORR_GBPS, (int)ep, (int)b, -1, -1);
 
-	if (!has_bus(r, ep, b) || !r->interval || !(r->seconds > 0))
-		return NAN;
-	if (pt_corr_bus(r->layout, r->reading, ep, b, true, r->seconds, &c) == 1)
-		return c.gbps;
-	items = pt_render_cnt(r->reading, pt_idx_bus(r->layout, ep, b, PT_F_ITEMS));
-	return (double)items * r->layout->item_bytes * 8 / r->seconds / 1e9;
+	return isnan(c) ? value(f, F_GBPS, (int)ep, (int)b, -1, -1) : c;
 }
 
-unsigned pt_render_fig_reasons(const struct pt_report *r)
+unsigned pt_render_fig_reasons(const struct pt_render_figs *f)
 {
-	return r->layout->driven_brakes + 1;
+	return f->r->layout->driven_brakes + 1;
 }
 
-const char *pt_render_fig_reason_label(const struct pt_report *r, unsigned k,
+const char *pt_render_fig_reason_label(const struct pt_render_figs *f, unsigned k,
 				       char buf[PT_REGS_NAME_LEN])
 {
-	return k < r->layout->driven_brakes ? pt_brake_label(k, buf) : PT_BRAKE_LABEL_RQ_STALL;
+	return k < f->r->layout->driven_brakes ? pt_brake_label(k, buf) : PT_BRAKE_LABEL_RQ_STALL;
 }
 
-double pt_render_fig_reason(const struct pt_report *r, unsigned ep, unsigned k)
+double pt_render_fig_reason(const struct pt_render_figs *f, unsigned ep, unsigned k)
 {
-	const struct pt_layout *l = r->layout;
-	uint64_t n;
+	const struct pt_layout *l = f->r->layout;
 
-	if (ep >= l->endpoints || k > l->driven_brakes)
-		return NAN;
-	n = k < l->driven_brakes ? pt_render_cnt(r->reading, pt_idx_brake(l, ep, k))
-				 : pt_render_cnt(r->reading, pt_idx_bus(l, ep, 0, PT_F_BACKPRESSURE));
-	return share(n, pt_render_cnt(r->reading, pt_idx_pcie_cycles(l, ep)));
+	if (k < l->driven_brakes)
+		return value(f, F_BRAKE, (int)ep, -1, (int)k, -1);
+	return k == l->driven_brakes ? value(f, F_RQ_STALL, (int)ep, -1, -1, -1) : NAN;
 }
 
-double pt_render_fig_band(const struct pt_report *r, unsigned ep, unsigned h, unsigned b)
+double pt_render_fig_band(const struct pt_render_figs *f, unsigned ep, unsigned h, unsigned b)
 {
-	const struct pt_layout *l = r->layout;
-
-	if (ep >= l->endpoints || h >= l->pcie_hists || b >= l->hist_bands)
-		return NAN;
-	return share(pt_render_cnt(r->reading, pt_idx_hist(l, ep, h, b)),
-		     pt_render_cnt(r->reading, pt_idx_pcie_cycles(l, ep)));
+	return value(f, F_BAND, (int)ep, -1, (int)h, (int)b);
 }
 
 void pt_render_fig_cell(char *buf, size_t len, const char *fmt, double v)

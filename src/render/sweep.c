@@ -17,9 +17,10 @@
 
 struct sweep_ctx {
 	const struct pt_sweep *s;
-	struct pt_diagnosis **d; /* one per column */
+	struct pt_diagnosis **d;     /* one per column */
+	struct pt_render_figs *f;    /* one per column */
 	unsigned eps, buses, reasons;
-	const struct pt_report *widest; /* the column with the most reasons */
+	const struct pt_render_figs *widest; /* the column with the most reasons */
 };
 
 static unsigned umax(unsigned a, unsigned b)
@@ -34,21 +35,23 @@ static int sweep_init(struct sweep_ctx *x, const struct pt_sweep *s)
 	if (!s || !s->n || !s->reps || !s->values || !s->key)
 		return -EINVAL;
 	x->d = calloc(s->n, sizeof(*x->d));
-	if (!x->d)
+	x->f = calloc(s->n, sizeof(*x->f));
+	if (!x->d || !x->f)
 		return -ENOMEM;
-	x->widest = &s->reps[0];
 	for (unsigned i = 0; i < s->n; i++) {
 		const struct pt_report *r = &s->reps[i];
 		int rc = r->layout && r->reading ? pt_render_check(r->layout, r->reading) : -EINVAL;
 
+		if (rc == 0)
+			rc = pt_render_figs_open(&x->f[i], r);
 		if (rc == 0)
 			rc = pt_render_diag_run(r, &x->d[i]);
 		if (rc)
 			return rc;
 		x->eps = umax(x->eps, r->layout->endpoints);
 		x->buses = umax(x->buses, r->layout->buses);
-		if (pt_render_fig_reasons(r) > pt_render_fig_reasons(x->widest))
-			x->widest = r;
+		if (!x->widest || pt_render_fig_reasons(&x->f[i]) > pt_render_fig_reasons(x->widest))
+			x->widest = &x->f[i];
 	}
 	x->reasons = pt_render_fig_reasons(x->widest);
 	return 0;
@@ -56,25 +59,30 @@ static int sweep_init(struct sweep_ctx *x, const struct pt_sweep *s)
 
 static void sweep_free(struct sweep_ctx *x)
 {
-	for (unsigned i = 0; x->d && i < x->s->n; i++)
-		pt_diag_free(x->d[i]);
+	for (unsigned i = 0; x->s && i < x->s->n; i++) {
+		if (x->d)
+			pt_diag_free(x->d[i]);
+		if (x->f)
+			pt_render_figs_close(&x->f[i]);
+	}
 	free(x->d);
+	free(x->f);
 }
 
 /* Reason k of a column: the RQ stall is the last reason of every layout. */
-static double reason_of(const struct pt_report *r, unsigned ep, unsigned k, unsigned reasons)
+static double reason_of(const struct pt_render_figs *f, unsigned ep, unsigned k, unsigned reasons)
 {
-	unsigned n = pt_render_fig_reasons(r);
+	unsigned n = pt_render_fig_reasons(f);
 
 	if (k == reasons - 1)
-		return pt_render_fig_reason(r, ep, n - 1);
-	return k < n - 1 ? pt_render_fig_reason(r, ep, k) : NAN;
+		return pt_render_fig_reason(f, ep, n - 1);
+	return k < n - 1 ? pt_render_fig_reason(f, ep, k) : NAN;
 }
 
 static bool main_reason(const struct sweep_ctx *x, unsigned ep, unsigned k)
 {
 	for (unsigned i = 0; i < x->s->n; i++)
-		if (reason_of(&x->s->reps[i], ep, k, x->reasons) >= MAIN_REASON)
+		if (reason_of(&x->f[i], ep, k, x->reasons) >= MAIN_REASON)
 			return true;
 	return false;
 }
@@ -124,17 +132,17 @@ static void add_row(struct pt_table *t, const struct sweep_ctx *x, const char *l
 
 static void cell_gbps(const struct sweep_ctx *x, unsigned col, unsigned ep, unsigned b, char *buf)
 {
-	const struct pt_report *r = &x->s->reps[col];
-	double v = pt_render_fig_gbps(r, ep, b);
+	const struct pt_render_figs *f = &x->f[col];
+	double v = x->s->reps[col].interval ? pt_render_fig_gbps(f, ep, b) : NAN;
 
-	if (isnan(v)) /* totals: the share of words */
-		v = pt_render_fig_bus(r, ep, b, PT_F_WORDS);
+	if (!x->s->reps[col].interval) /* totals: the share of words */
+		v = pt_render_fig_bus(f, ep, b, PT_F_WORDS);
 	pt_render_fig_cell(buf, CELL, "%.2f", v);
 }
 
 static void cell_reason(const struct sweep_ctx *x, unsigned col, unsigned ep, unsigned k, char *buf)
 {
-	pt_render_fig_cell(buf, CELL, "%.2f", reason_of(&x->s->reps[col], ep, k, x->reasons));
+	pt_render_fig_cell(buf, CELL, "%.2f", reason_of(&x->f[col], ep, k, x->reasons));
 }
 
 static void cell_verdict(const struct sweep_ctx *x, unsigned col, unsigned ep, unsigned dir,
@@ -218,6 +226,7 @@ int pt_render_sweep_text(FILE *out, const struct pt_sweep *s)
 static void json_run_endpoint(struct jw *w, const struct sweep_ctx *x, unsigned col, unsigned ep)
 {
 	const struct pt_report *r = &x->s->reps[col];
+	const struct pt_render_figs *f = &x->f[col];
 	char name[64], buf[PT_REGS_NAME_LEN];
 
 	jw_open(w, NULL, '{');
@@ -225,12 +234,12 @@ static void json_run_endpoint(struct jw *w, const struct sweep_ctx *x, unsigned 
 	jw_open(w, "gbps", '{');
 	for (unsigned b = 0; b < r->layout->buses; b++) {
 		pt_layout_bus_name(r->layout, b, name, sizeof name);
-		jw_number(w, name, pt_render_fig_gbps(r, ep, b));
+		jw_number(w, name, pt_render_fig_gbps(f, ep, b));
 	}
 	jw_close(w);
 	jw_open(w, "reasons_pct", '{');
-	for (unsigned k = 0; k < pt_render_fig_reasons(r); k++)
-		jw_number(w, pt_render_fig_reason_label(r, k, buf), pt_render_fig_reason(r, ep, k));
+	for (unsigned k = 0; k < pt_render_fig_reasons(f); k++)
+		jw_number(w, pt_render_fig_reason_label(f, k, buf), pt_render_fig_reason(f, ep, k));
 	jw_close(w);
 	jw_open(w, "bottleneck", '{');
 	for (unsigned dir = 0; dir < PT_DIAG_DIRS; dir++) {

@@ -22,7 +22,7 @@ static void check_diagnosis(const struct pt_report *rep)
 {
 	struct pt_diagnosis *d;
 
-	if (pt_diag_analyze(rep->layout, rep->reading, rep->interval, rep->seconds, &d) != 0)
+	if (pt_diag_analyze(rep->layout, rep->reading, rep->interval, rep->seconds, NULL, &d) != 0)
 		return;
 	for (unsigned i = 0; i < d->nentries; i++)
 		if (fabs(d->entry[i].moving + d->entry[i].stalled + d->entry[i].idle - 1) > 1e-9)

@@ -130,7 +130,7 @@ static struct pt_diagnosis *analyze(struct fix *f, bool interval)
 {
 	struct pt_diagnosis *d;
 
-	assert_int_equal(pt_diag_analyze(&f->l, &f->r, interval, interval ? 0.01 : 0, &d), 0);
+	assert_int_equal(pt_diag_analyze(&f->l, &f->r, interval, interval ? 0.01 : 0, NULL, &d), 0);
 	check_sums(d);
 	return d;
 }
@@ -292,6 +292,7 @@ static void test_latency_totals(void **state)
 	static const double empty[4] = { 0.9, 0.1, 0, 0 };
 	struct spec s = one;
 	struct fix f;
+	struct pt_diagnosis *d;
 	struct pt_latency t;
 
 	(void)state;
@@ -299,7 +300,9 @@ static void test_latency_totals(void **state)
 	fix_init(&f, &s);
 	reads(&f, 0.5);
 	band(&f, 0, empty);
-	assert_int_equal(pt_latency_bounds(&f.l, &f.r, 0, false, 0, &t), 0);
+	d = analyze(&f, false);
+	t = d->latency[0];
+	pt_diag_free(d);
 	assert_true(t.valid);
 	assert_false(t.have_ns);
 	assert_true(isnan(t.lo_ns) && isnan(t.hi_ns));
@@ -307,10 +310,11 @@ static void test_latency_totals(void **state)
 	assert_int_equal(t.pool_lo, 256);
 	assert_true(t.lo_cycles > 0 && t.lo_cycles <= t.hi_cycles);
 	/* the same counters over 10 ms: cycles at 400 MHz */
-	assert_int_equal(pt_latency_bounds(&f.l, &f.r, 0, true, 0.01, &t), 0);
-	assert_true(t.have_ns);
-	assert_true(fabs(t.lo_ns - t.lo_cycles * 2.5) < 1e-6 * t.lo_ns);
-	assert_true(t.hi_ns / t.lo_ns < 1.5);
+	d = analyze(&f, true);
+	assert_true(d->latency[0].have_ns);
+	assert_true(fabs(d->latency[0].lo_ns - t.lo_cycles * 2.5) < 1e-6 * t.lo_cycles);
+	assert_true(d->latency[0].hi_ns / d->latency[0].lo_ns < 1.5);
+	pt_diag_free(d);
 	pt_reading_free(&f.r);
 }
 
@@ -318,7 +322,7 @@ static void test_corrected(void **state)
 {
 	struct spec s = one;
 	struct fix f;
-	struct pt_corr_bus c;
+	struct pt_diagnosis *d;
 
 	(void)state;
 	s.down = 1; /* one real DOWN region behind a two-region probe */
@@ -326,14 +330,19 @@ static void test_corrected(void **state)
 	reads(&f, 0.5);
 	f.r.cnt[pt_idx_bus(&f.l, 0, 3, PT_F_REGION0 + 1)] = 400000;
 	f.r.cnt[pt_idx_bus(&f.l, 0, 3, PT_F_ITEMS)] = 1000000 + 400000 * 8;
-	assert_int_equal(pt_corr_bus(&f.l, &f.r, 0, 3, true, 0.01, &c), 1);
-	assert_int_equal(c.padded_items, 400000 * 8);
-	assert_int_equal(c.real_items, 1000000);
-	assert_true(fabs(c.gbps - 1000000 * 4 * 8 / 0.01 / 1e9) < 1e-9);
-	assert_true(fabs(c.overstated_pct - 320) < 1e-9);
-	assert_int_equal(pt_corr_bus(&f.l, &f.r, 0, 2, true, 0.01, &c), 0); /* UP is not padded */
-	assert_int_equal(pt_corr_bus(&f.l, &f.r, 0, 3, false, 0, &c), 1);
-	assert_true(isnan(c.gbps));
+	d = analyze(&f, true);
+	assert_int_equal(d->ncorr, 1); /* DOWN alone is padded */
+	assert_int_equal(d->corr[0].bus, 3);
+	assert_int_equal(d->corr[0].padded_items, 400000 * 8);
+	assert_int_equal(d->corr[0].real_items, 1000000);
+	assert_true(fabs(d->corr[0].gbps - 1000000 * 4 * 8 / 0.01 / 1e9) < 1e-9);
+	assert_true(fabs(d->corr[0].overstated_pct - 320) < 1e-9);
+	pt_diag_free(d);
+	d = analyze(&f, false);
+	assert_int_equal(d->ncorr, 1);
+	assert_true(isnan(d->corr[0].gbps));
+	assert_true(d->corr[0].bytes == 4000000);
+	pt_diag_free(d);
 	pt_reading_free(&f.r);
 }
 
@@ -396,7 +405,7 @@ static void one_image(const char *name)
 						  .interval = true, .seconds = r1.time - r0.time };
 		}
 		assert_int_equal(pt_diag_analyze(rep.layout, rep.reading, rep.interval, rep.seconds,
-						 &dg),
+						 NULL, &dg),
 				 0);
 		check_sums(dg);
 		for (unsigned ep = 0; ep < d.layout.endpoints; ep++) {

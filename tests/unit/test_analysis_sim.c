@@ -56,7 +56,8 @@ static void run_open(struct run *r, const char *device, double seconds)
 		fail_msg("%s: %s", device, msg);
 	pt_reading_diff(&r->dev.layout, &r->a, &r->b, &r->d);
 	r->seconds = r->b.time - r->a.time;
-	assert_int_equal(pt_diag_analyze(&r->dev.layout, &r->d, true, r->seconds, &r->dg), 0);
+	assert_int_equal(pt_diag_analyze(&r->dev.layout, &r->d, true, r->seconds, NULL, &r->dg),
+			 0);
 	assert_int_equal(pt_bus_sim_info(r->bus, &info), 0);
 	r->pcie_hz = info.pcie_hz;
 }
