@@ -148,6 +148,25 @@ int pt_diag_analyze(const struct pt_layout *l, const struct pt_reading *r, bool 
 		    double seconds, const struct pt_metric_set *metrics, struct pt_diagnosis **out);
 void pt_diag_free(struct pt_diagnosis *d);
 
+/* ---- a reading's metrics, evaluated once ------------------------------ */
+
+/* What the diagnosis, and the renderers that show its figures beside it,
+ * read the derived figures from. */
+struct pt_diag_metrics {
+	const struct pt_metric_set *set;
+	struct pt_metric_set *own; /* bound here when the caller gave none */
+	struct pt_metric_value *v; /* one per instance of set */
+};
+/* Evaluate given (bound to l, with the built-in definitions) or the
+ * built-in metrics bound here.  0, -EINVAL or -ENOMEM. */
+int pt_diag_metrics_open(struct pt_diag_metrics *m, const struct pt_layout *l,
+			 const struct pt_metric_set *given, const struct pt_reading *r,
+			 bool interval, double seconds);
+void pt_diag_metrics_close(struct pt_diag_metrics *m);
+/* The value of family fam (pt_metric_family_find) at w; NaN where the
+ * family has no instance there. */
+double pt_diag_metric(const struct pt_diag_metrics *m, int fam, struct pt_metric_where w);
+
 /* ---- the simulated card's ground truth, as data for the renderers ---- */
 
 #define PT_TRUTH_MAX_BUSES 34 /* RQ, RC and UP/DOWN of 16 DMA ports */

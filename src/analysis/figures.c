@@ -21,27 +21,53 @@ static const char *const fam_names[FIG_NFAMS] = {
 	[FAM_OVER] = "{padded_bus}.overstatement_pct",
 };
 
-int fig_set_open(struct fig_set *s, const struct pt_layout *l, const struct pt_metric_set *given,
-		 const struct pt_reading *r, bool interval, double seconds)
+int pt_diag_metrics_open(struct pt_diag_metrics *m, const struct pt_layout *l,
+			 const struct pt_metric_set *given, const struct pt_reading *r,
+			 bool interval, double seconds)
 {
 	struct pt_metric_input in = { .reading = r, .interval = interval, .seconds = seconds };
 	char msg[PT_METRIC_MSG_LEN];
 	int rc = 0;
 
-	s->own = NULL;
-	s->v = NULL;
-	s->set = given;
-	if (!given && (rc = pt_metric_bind_builtin(l, &s->own, msg, sizeof msg)) < 0)
+	m->own = NULL;
+	m->v = NULL;
+	m->set = given;
+	if (!given && (rc = pt_metric_bind_builtin(l, &m->own, msg, sizeof msg)) < 0)
 		return rc;
 	if (!given)
-		s->set = s->own;
-	for (unsigned f = 0; f < FIG_NFAMS && rc == 0; f++)
-		if ((s->fam[f] = pt_metric_family_find(s->set, fam_names[f])) < 0)
-			rc = -EINVAL; /* a set without the built-in metrics */
-	if (rc == 0 && !(s->v = calloc(pt_metric_count(s->set) + 1, sizeof(*s->v))))
+		m->set = m->own;
+	if (!(m->v = calloc(pt_metric_count(m->set) + 1, sizeof(*m->v))))
 		rc = -ENOMEM;
-	if (rc == 0 && (rc = pt_metric_eval(s->set, &in, s->v)) > 0)
+	if (rc == 0 && (rc = pt_metric_eval(m->set, &in, m->v)) > 0)
 		rc = 0; /* divisions by zero: NaN, handled where they are read */
+	if (rc < 0)
+		pt_diag_metrics_close(m);
+	return rc;
+}
+
+void pt_diag_metrics_close(struct pt_diag_metrics *m)
+{
+	free(m->v);
+	pt_metric_set_free(m->own);
+	m->v = NULL;
+	m->own = NULL;
+}
+
+double pt_diag_metric(const struct pt_diag_metrics *m, int fam, struct pt_metric_where w)
+{
+	int i = fam < 0 ? -1 : pt_metric_lookup(m->set, (unsigned)fam, &w);
+
+	return i < 0 ? NAN : m->v[i].f;
+}
+
+int fig_set_open(struct fig_set *s, const struct pt_layout *l, const struct pt_metric_set *given,
+		 const struct pt_reading *r, bool interval, double seconds)
+{
+	int rc = pt_diag_metrics_open(&s->m, l, given, r, interval, seconds);
+
+	for (unsigned f = 0; f < FIG_NFAMS && rc == 0; f++)
+		if ((s->fam[f] = pt_metric_family_find(s->m.set, fam_names[f])) < 0)
+			rc = -EINVAL; /* a set without the built-in metrics */
 	if (rc < 0)
 		fig_set_close(s);
 	return rc;
@@ -49,20 +75,13 @@ int fig_set_open(struct fig_set *s, const struct pt_layout *l, const struct pt_m
 
 void fig_set_close(struct fig_set *s)
 {
-	free(s->v);
-	pt_metric_set_free(s->own);
-	s->v = NULL;
-	s->own = NULL;
+	pt_diag_metrics_close(&s->m);
 }
 
 /* The value of family fam at w, NaN where it has none. */
 static double metric(const struct fig_set *s, enum fig_fam fam, struct pt_metric_where w)
 {
-	int i = pt_metric_lookup(s->set, (unsigned)s->fam[fam], &w);
-
-	if (i < 0)
-		return NAN;
-	return s->v[i].f;
+	return pt_diag_metric(&s->m, s->fam[fam], w);
 }
 
 /* A percentage metric as a share, 0 where it has no value. */
@@ -145,13 +164,15 @@ double fig_hist_share(const struct fig *f, unsigned h, unsigned b)
 uint64_t fig_bus_count(const struct fig *f, enum fig_fam fam, unsigned b, uint64_t none)
 {
 	struct pt_metric_where w = { (int)f->ep, (int)b, -1, -1 };
-	int i = pt_metric_lookup(f->m->set, (unsigned)f->m->fam[fam], &w);
+	int i = pt_metric_lookup(f->m->m.set, (unsigned)f->m->fam[fam], &w);
+	const struct pt_metric_value *v;
 
 	if (i < 0)
 		return none;
-	if (f->m->v[i].is_int)
-		return f->m->v[i].i > 0 ? (uint64_t)f->m->v[i].i : 0;
-	return f->m->v[i].f > 0 ? (uint64_t)f->m->v[i].f : 0;
+	v = &f->m->m.v[i];
+	if (v->is_int)
+		return v->i > 0 ? (uint64_t)v->i : 0;
+	return v->f > 0 ? (uint64_t)v->f : 0;
 }
 
 uint64_t fig_real_items(const struct fig *f, unsigned b)

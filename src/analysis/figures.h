@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "pcie_telemetry/diagnose.h"
 #include "pcie_telemetry/layout.h"
 #include "pcie_telemetry/metrics.h"
 #include "pcie_telemetry/reading.h"
@@ -34,9 +35,7 @@ enum fig_fam {
 
 /* The metrics of one reading, evaluated. */
 struct fig_set {
-	const struct pt_metric_set *set;
-	struct pt_metric_set *own; /* bound here when the caller gave none */
-	struct pt_metric_value *v;
+	struct pt_diag_metrics m;
 	int fam[FIG_NFAMS];        /* family indexes */
 };
 

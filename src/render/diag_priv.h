@@ -32,9 +32,7 @@ void pt_render_diag_entries(struct jw *w, const char *key, const struct pt_layou
 #define PT_FIGS_FAMS 8
 struct pt_render_figs {
 	const struct pt_report *r;
-	const struct pt_metric_set *set;
-	struct pt_metric_set *own;
-	struct pt_metric_value *v;
+	struct pt_diag_metrics m;
 	int fam[PT_FIGS_FAMS];
 };
 /* 0, -EINVAL (a set without the built-in metrics) or -ENOMEM. */

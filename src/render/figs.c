@@ -22,26 +22,13 @@ enum { F_WORDS, F_STALL, F_MVB_STALL, F_GBPS, F_CORR_GBPS, F_BRAKE, F_RQ_STALL, 
 
 int pt_render_figs_open(struct pt_render_figs *f, const struct pt_report *r)
 {
-	struct pt_metric_input in = { .reading = r->reading, .interval = r->interval,
-				      .seconds = r->seconds };
-	char msg[PT_METRIC_MSG_LEN];
-	int rc = 0;
+	int rc = pt_diag_metrics_open(&f->m, r->layout, r->metrics, r->reading, r->interval,
+				      r->seconds);
 
 	f->r = r;
-	f->own = NULL;
-	f->v = NULL;
-	f->set = r->metrics;
-	if (!f->set && (rc = pt_metric_bind_builtin(r->layout, &f->own, msg, sizeof msg)) < 0)
-		return rc;
-	if (!f->set)
-		f->set = f->own;
 	for (unsigned i = 0; i < PT_FIGS_FAMS && rc == 0; i++)
-		if ((f->fam[i] = pt_metric_family_find(f->set, fam_names[i])) < 0)
+		if ((f->fam[i] = pt_metric_family_find(f->m.set, fam_names[i])) < 0)
 			rc = -EINVAL;
-	if (rc == 0 && !(f->v = calloc(pt_metric_count(f->set) + 1, sizeof(*f->v))))
-		rc = -ENOMEM;
-	if (rc == 0 && (rc = pt_metric_eval(f->set, &in, f->v)) > 0)
-		rc = 0; /* a division by zero is a NaN, shown as "-" */
 	if (rc < 0)
 		pt_render_figs_close(f);
 	return rc;
@@ -49,19 +36,13 @@ int pt_render_figs_open(struct pt_render_figs *f, const struct pt_report *r)
 
 void pt_render_figs_close(struct pt_render_figs *f)
 {
-	free(f->v);
-	pt_metric_set_free(f->own);
-	f->v = NULL;
-	f->own = NULL;
+	pt_diag_metrics_close(&f->m);
 }
 
 static double value(const struct pt_render_figs *f, unsigned fam, int ep, int bus, int item,
 		    int band)
 {
-	struct pt_metric_where w = { ep, bus, item, band };
-	int i = pt_metric_lookup(f->set, (unsigned)f->fam[fam], &w);
-
-	return i < 0 ? NAN : f->v[i].f;
+	return pt_diag_metric(&f->m, f->fam[fam], (struct pt_metric_where){ ep, bus, item, band });
 }
 
 double pt_render_fig_bus(const struct pt_render_figs *f, unsigned ep, unsigned b, unsigned field)

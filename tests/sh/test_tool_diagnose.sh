@@ -13,18 +13,8 @@
 #
 # Usage: test_tool_diagnose.sh BIN_DIR TESTS_DIR
 set -u
-bin=$(cd "$1" && pwd)
-data=$(cd "$2" && pwd)
-tool=$bin/nfb-pcie-telemetry
-cases=$data/conformance/report
-[ -x "$tool" ] || { echo "FAIL: $tool is not built"; exit 1; }
+. "$(dirname "$0")/tool_harness.sh" "$(cd "$1" && pwd)" "$(cd "$2" && pwd)"
 command -v jq >/dev/null || { echo "FAIL: jq is missing (scripts/install-deps.sh)"; exit 1; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 T="-t 0.005"
 
 # ---- byte identity --------------------------------------------------------

@@ -215,6 +215,10 @@ int cli_report_run(struct cli_session *s, struct cli_error *e);
  * goes on, so that a reader never sees half of it.
  */
 int cli_print_whole(FILE *out, const char *buf, size_t len, bool stoppable, struct cli_error *e);
+/* Render with render(m, arg, json) into memory, then print it whole
+ * (what names it in messages: "the comparison").  0, or -1 with e set. */
+int cli_render_whole(FILE *out, int (*render)(FILE *, const void *, bool), const void *arg,
+		     bool json, const char *what, struct cli_error *e);
 /* The same for a descriptor; stoppable: return -EINTR as above. */
 int cli_write_all(int fd, const char *buf, size_t len, bool stoppable);
 

@@ -104,25 +104,16 @@ static int measure(struct side *sd, double interval, struct cli_error *e)
 	return 0;
 }
 
+static int render(FILE *m, const void *arg, bool json)
+{
+	return json ? pt_render_compare_json(m, arg) : pt_render_compare_text(m, arg);
+}
+
 static int print(const struct cli_args *a, struct side *sd, FILE *out, struct cli_error *e)
 {
 	struct pt_compare c = { &sd[0].rep, &sd[1].rep, sd[0].device, sd[1].device };
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	int rc;
 
-	if (!m)
-		return cli_fail(e, CLI_EXIT_RUNTIME, "out of memory");
-	rc = a->json ? pt_render_compare_json(m, &c) : pt_render_compare_text(m, &c);
-	if (fclose(m) != 0 && rc == 0)
-		rc = -ENOMEM;
-	if (rc < 0)
-		cli_fail(e, CLI_EXIT_RUNTIME, "cannot render the comparison: %s", strerror(-rc));
-	else if ((rc = cli_print_whole(out, buf, len, true, e)) == -EINTR)
-		cli_fail(e, CLI_EXIT_RUNTIME, "interrupted before the comparison was complete");
-	free(buf);
-	return rc < 0 ? -1 : 0;
+	return cli_render_whole(out, render, &c, a->json, "the comparison", e);
 }
 
 int cli_compare_run(const struct cli_args *a, FILE *out, struct cli_error *e)

@@ -119,25 +119,16 @@ static int measure_all(struct sweep *w, double interval, struct cli_error *e)
 	return 0;
 }
 
+static int render(FILE *m, const void *arg, bool json)
+{
+	return json ? pt_render_sweep_json(m, arg) : pt_render_sweep_text(m, arg);
+}
+
 static int print(const struct cli_args *a, struct sweep *w, FILE *out, struct cli_error *e)
 {
 	struct pt_sweep s = { w->key, a->device, w->n, w->values, w->rep };
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
-	int rc;
 
-	if (!m)
-		return cli_fail(e, CLI_EXIT_RUNTIME, "out of memory");
-	rc = a->json ? pt_render_sweep_json(m, &s) : pt_render_sweep_text(m, &s);
-	if (fclose(m) != 0 && rc == 0)
-		rc = -ENOMEM;
-	if (rc < 0)
-		cli_fail(e, CLI_EXIT_RUNTIME, "cannot render the sweep: %s", strerror(-rc));
-	else if ((rc = cli_print_whole(out, buf, len, true, e)) == -EINTR)
-		cli_fail(e, CLI_EXIT_RUNTIME, "interrupted before the sweep was complete");
-	free(buf);
-	return rc < 0 ? -1 : 0;
+	return cli_render_whole(out, render, &s, a->json, "the sweep", e);
 }
 
 static void sweep_free(struct sweep *w)
