@@ -79,6 +79,10 @@ int pt_bus_open(const char *device, unsigned index, struct pt_bus **out, char *m
 		rc = single(device, index, msg, msglen);
 		return rc < 0 ? rc : backends[i].open(device + n, out, msg, msglen);
 	}
+	/* An extension string, in either of libnfb's forms: loaded as
+	 * libnfb loads it, with or without libnfb. */
+	if (pt_bus_is_nfbext(device))
+		return pt_bus_open_nfbext(device, index, out, msg, msglen);
 	return pt_bus_open_nfb(device, index, out, msg, msglen);
 }
 
