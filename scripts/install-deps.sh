@@ -3,7 +3,7 @@
 # need, and only those that are missing.  Needs root (or sudo) the first
 # time; afterwards it only checks.
 set -euo pipefail
-pkgs=(gcc libc6-dev make cmake pkg-config clang libclang-rt-14-dev
+pkgs=(gcc libc6-dev make cmake pkg-config clang libclang-rt-14-dev libfdt-dev binutils
       libcmocka-dev libinih-dev)
 [ "${1:-}" = "--bench" ] && pkgs+=(hyperfine)
 missing=()

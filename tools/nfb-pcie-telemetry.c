@@ -104,7 +104,10 @@ static void usage(void)
 	       "                                  scenario file\n"
 	       "  pci:DOMAIN:BUS:DEV.FN[/BAR]@OFFSET  the component at OFFSET (hex) of a PCI\n"
 	       "                                  BAR mapped through sysfs (BAR 0 by default)\n"
-	       "  mmap:FILE[@OFFSET]              64 KiB of any file laid out as the component\n",
+	       "  mmap:FILE[@OFFSET]              64 KiB of any file laid out as the component\n"
+	       "  libnfb-ext:LIB.so:ARGS          a libnfb extension, loaded as libnfb loads it;\n"
+	       "                                  ours takes sim[:PRESET|:FILE] (a card shared by\n"
+	       "                                  every process) and image:FILE[,FILE...]\n",
 	       getenv("LIBNFB_DEFAULT_DEV") ? getenv("LIBNFB_DEFAULT_DEV") : "/dev/nfb0",
 	       pt_bus_have_nfb() ? "" : " (not in this build)");
 	if (pte_preset_count() > 0) {

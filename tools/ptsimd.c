@@ -29,14 +29,16 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: ptsimd start [--idle SEC] DEVICE   start the simulated card of DEVICE in the background\n"
+		"Usage: ptsimd start [--idle SEC] [--exit-errno] DEVICE\n"
+		"                                           start the simulated card of DEVICE in the background\n"
 		"       ptsimd run [--idle SEC] DEVICE     serve it in the foreground (log on stderr)\n"
 		"       ptsimd stop DEVICE | --all         end the card (the next open starts a fresh one)\n"
 		"       ptsimd status [DEVICE]             list the running cards\n"
 		"DEVICE is sim, sim:PRESET or sim:FILE, as after libnfb-ext:PATH.so: in a libnfb\n"
 		"device string.  --idle: seconds without a client before the card ends (default\n"
 		"$PT_NFBEXT_IDLE, else %g; 0 = never).  Sockets live in $PT_NFBEXT_DIR, else\n"
-		"$XDG_RUNTIME_DIR/pcie-telemetry, else /tmp/pcie-telemetry-UID.\n",
+		"$XDG_RUNTIME_DIR/pcie-telemetry, else /tmp/pcie-telemetry-UID.  start --exit-errno\n"
+		"(the extension's): a failure exits with 64 + its errno instead of 1.\n",
 		PT_EXT_IDLE_DEFAULT);
 }
 
@@ -81,6 +83,7 @@ struct card {
 	char dir[256];
 	char key[PT_EXT_KEY_MAX];
 	double idle;
+	int exit_errno; /* start --exit-errno: exit status 64 + errno */
 	int lock_fd, listen_fd;
 	struct pt_bus *bus;
 };
@@ -158,7 +161,7 @@ static int daemon_child(struct card *c, int ready)
 	if (rc == 0 && (daemon_stdio(c, msg, sizeof(msg)) < 0 || chdir("/") < 0))
 		rc = -EIO;
 	if (rc < 0) {
-		dprintf(ready, "%s\n", msg);
+		dprintf(ready, "E%d %s\n", -rc, msg);
 		return 1;
 	}
 	dprintf(ready, "OK\n");
@@ -169,7 +172,7 @@ static int daemon_child(struct card *c, int ready)
 static int cmd_start(struct card *c)
 {
 	char msg[MSG], got[MSG] = "";
-	int fd, pid, p[2];
+	int fd, pid, p[2], err = 0, at = 0;
 	size_t n = 0;
 
 	if (pt_ext_connect(c->key, 1.0, &fd, &pid, msg, sizeof(msg)) == 0) {
@@ -196,7 +199,11 @@ static int cmd_start(struct card *c)
 	got[strcspn(got, "\n")] = '\0';
 	if (strcmp(got, "OK") == 0)
 		return 0;
-	return fail("%s", got[0] ? got : "the card's daemon ended while it started");
+	if (sscanf(got, "E%d %n", &err, &at) == 1 && at > 0) {
+		fail("%s", got + at);
+		return c->exit_errno && err > 0 && err < 128 ? 64 + err : 1;
+	}
+	return fail("the card's daemon ended while it started");
 }
 
 static int cmd_run(struct card *c)
@@ -313,6 +320,10 @@ static int parse_card(int argc, char **argv, struct card *c, int need_device)
 			return fail("--idle %s: expected seconds (0 = never)",
 				    i + 1 < argc ? argv[i + 1] : "(missing)") + 1;
 		i += 2;
+	}
+	if (i < argc && strcmp(argv[i], "--exit-errno") == 0) {
+		c->exit_errno = 1;
+		i++;
 	}
 	if (argc - i != (need_device ? 1 : argc > i))
 		return fail("expected %s (ptsimd -h)", need_device ? "one DEVICE" : "at most one DEVICE") + 1;

@@ -67,8 +67,13 @@ static int single(const char *device, unsigned index, char *msg, size_t msglen)
 int pt_bus_open(const char *device, unsigned index, struct pt_bus **out, char *msg, size_t msglen)
 {
 	*out = NULL;
-	if (!device)
+	if (!device) { /* libnfb's default device, which may name an extension */
+		const char *deflt = getenv("LIBNFB_DEFAULT_DEV");
+
+		if (pt_bus_is_nfbext(deflt))
+			return pt_bus_open_nfbext(deflt, index, out, msg, msglen);
 		return pt_bus_open_nfb(NULL, index, out, msg, msglen);
+	}
 	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
 		size_t n = strlen(backends[i].prefix);
 		int rc;

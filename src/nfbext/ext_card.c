@@ -133,7 +133,7 @@ static int spawn(const char *path, int search, char *const argv[], int out, pid_
 static int start_daemon(const struct ext_dev *d, char *msg, size_t msglen)
 {
 	char path[PATH_MAX], out[PT_BUS_MSG_LEN];
-	char *argv[] = { path, "start", (char *)d->key, NULL };
+	char *argv[] = { path, "start", "--exit-errno", (char *)d->key, NULL };
 	double deadline = pt_ext_now() + d->timeout * PT_EXT_START_FACTOR;
 	int search, p[2], rc, st;
 	pid_t pid;
@@ -168,7 +168,9 @@ static int start_daemon(const struct ext_dev *d, char *msg, size_t msglen)
 		snprintf(msg, msglen, "%s", strncmp(out, DAEMON ": ", 8) ? out : out + 8);
 	else
 		snprintf(msg, msglen, "%s: %s start exited with status %d", d->key, path, st);
-	return rc < 0 ? rc : -EHOSTDOWN;
+	if (rc < 0 || st == -ETIMEDOUT)
+		return -ETIMEDOUT;
+	return st > 64 && st < 64 + 128 ? -(st - 64) : -EHOSTDOWN; /* --exit-errno */
 }
 
 static int no_daemon(int rc)
