@@ -9,17 +9,7 @@
 #     runs under a timeout) or a signal.
 # Usage: test_nfbext_shared.sh BIN_DIR TESTS_DIR
 set -u
-bin=$(cd "$1" && pwd)
-cases=$(cd "$2/conformance/report" && pwd)
-so=$(cd "$bin/../lib" && pwd)/libnfb-ext-pcie-telemetry.so
-tool=$bin/nfb-pcie-telemetry
-tmp=$(mktemp -d /tmp/nfbext-shared.XXXXXX)
-export PT_NFBEXT_DIR=$tmp/run PT_NFBEXT_DAEMON=$bin/ptsimd PT_NFBEXT_IDLE=30
-unset LIBNFB_DEFAULT_DEV PT_NFBEXT_MSGFD PT_NFBEXT_TIMEOUT
-trap '"$bin/ptsimd" stop --all >/dev/null 2>&1; rm -rf "$tmp"' EXIT
-passed=0 failed=0
-fail() { failed=$((failed + 1)); echo "FAIL $1: $2"; }
-pass() { passed=$((passed + 1)); }
+. "$(dirname "$0")/nfbext_env.sh"
 now() { awk '{print $1}' /proc/uptime; }
 cycles() { sed -n 's/.*"pcie_cycles": \([0-9]*\).*/\1/p' "$1" | head -1; }
 dev=libnfb-ext:$so:sim:idle

@@ -186,4 +186,26 @@ static inline double h_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* A device that must not open: errno err, and one line holding want on
+ * PT_NFBEXT_MSGFD, within 10 s. */
+static inline void h_open_fails(const char *rest, int err, const char *want)
+{
+	struct h_dev d;
+	char m[1024];
+	int fd = h_msgfd();
+	double t0 = h_now();
+
+	assert_int_not_equal(h_open(&d, rest), 0);
+	if (errno != err)
+		fail_msg("%s: errno %d (%s), expected %d", rest, errno, strerror(errno), err);
+	h_msg(fd, m, sizeof(m));
+	if (!strstr(m, want))
+		fail_msg("%s: message '%s' lacks '%s'", rest, m, want);
+	assert_null(strchr(m, '\n'));
+	assert_true(h_now() - t0 < 10);
+	h_close(&d);
+	close(fd);
+	unsetenv("PT_NFBEXT_MSGFD");
+}
+
 #endif

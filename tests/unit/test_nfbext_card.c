@@ -266,35 +266,14 @@ static void test_hung_daemon(void **state)
 	unsetenv("PT_NFBEXT_MSGFD");
 }
 
-/* One device that must not open, with errno err and want in its line. */
-static void open_fails(const char *rest, int err, const char *want)
-{
-	struct h_dev d;
-	char m[1024];
-	int fd = h_msgfd();
-	double t0 = h_now();
-
-	assert_int_not_equal(h_open(&d, rest), 0);
-	if (errno != err)
-		fail_msg("%s: errno %d (%s), expected %d", rest, errno, strerror(errno), err);
-	h_msg(fd, m, sizeof(m));
-	if (!strstr(m, want))
-		fail_msg("%s: message '%s' lacks '%s'", rest, m, want);
-	assert_null(strchr(m, '\n'));
-	assert_true(h_now() - t0 < 10);
-	h_close(&d);
-	close(fd);
-	unsetenv("PT_NFBEXT_MSGFD");
-}
-
 static void test_bad_devices(void **state)
 {
 	(void)state;
-	open_fails("sim:no-such-preset", ENOENT, "no such preset or scenario file");
-	open_fails("sim:/nonexistent/x.ini", ENOENT, "cannot open scenario file");
-	open_fails("sim:" PT_TEST_DATA "/conformance/report/basic_t1.regs", EINVAL, "basic_t1.regs:");
+	h_open_fails("sim:no-such-preset", ENOENT, "no such preset or scenario file");
+	h_open_fails("sim:/nonexistent/x.ini", ENOENT, "cannot open scenario file");
+	h_open_fails("sim:" PT_TEST_DATA "/conformance/report/basic_t1.regs", EINVAL, "basic_t1.regs:");
 	setenv("PT_NFBEXT_TIMEOUT", "soon", 1);
-	open_fails("sim:idle", EINVAL, "PT_NFBEXT_TIMEOUT=soon");
+	h_open_fails("sim:idle", EINVAL, "PT_NFBEXT_TIMEOUT=soon");
 	unsetenv("PT_NFBEXT_TIMEOUT");
 }
 
@@ -304,12 +283,12 @@ static void test_missing_daemon(void **state)
 {
 	(void)state;
 	setenv("PT_NFBEXT_DAEMON", "/nonexistent/ptsimd", 1);
-	open_fails("sim:idle", ENOENT, "cannot start the simulated card's daemon /nonexistent/ptsimd");
+	h_open_fails("sim:idle", ENOENT, "cannot start the simulated card's daemon /nonexistent/ptsimd");
 	setenv("PT_NFBEXT_DAEMON", "/bin/false", 1);
-	open_fails("sim:idle", EHOSTDOWN, "exited with status 1");
+	h_open_fails("sim:idle", EHOSTDOWN, "exited with status 1");
 	setenv("PT_NFBEXT_DAEMON", "/bin/true", 1);
 	setenv("PT_NFBEXT_TIMEOUT", "0.2", 1);
-	open_fails("sim:idle", ENOENT, "did not come up");
+	h_open_fails("sim:idle", ENOENT, "did not come up");
 	unsetenv("PT_NFBEXT_TIMEOUT");
 	setenv("PT_NFBEXT_DAEMON", DAEMON, 1);
 }
@@ -326,14 +305,14 @@ static void test_folder_checks(void **state)
 	assert_int_equal(chmod(open_dir, 0755), 0);
 	assert_int_equal(symlink(dir, link), 0);
 	setenv("PT_NFBEXT_DIR", open_dir, 1);
-	open_fails("sim:idle", EACCES, "mode 0755");
+	h_open_fails("sim:idle", EACCES, "mode 0755");
 	setenv("PT_NFBEXT_DIR", link, 1);
-	open_fails("sim:idle", ENOTDIR, "not a folder");
+	h_open_fails("sim:idle", ENOTDIR, "not a folder");
 	if (geteuid() == 0) { /* a folder of another user */
 		assert_int_equal(chmod(open_dir, 0700), 0);
 		assert_int_equal(chown(open_dir, 65534, 65534), 0);
 		setenv("PT_NFBEXT_DIR", open_dir, 1);
-		open_fails("sim:idle", EACCES, "belongs to uid 65534");
+		h_open_fails("sim:idle", EACCES, "belongs to uid 65534");
 	}
 	setenv("PT_NFBEXT_DIR", dir, 1);
 }
