@@ -69,6 +69,7 @@ static int read_verdict(int fd, char *buf, size_t len, double deadline)
 		double left = deadline - pt_ext_now();
 		ssize_t r;
 
+		buf[n] = '\0';
 		if (left <= 0)
 			return -ETIMEDOUT;
 		if (poll(&p, 1, (int)(left * 1000) + 1) <= 0)

@@ -178,7 +178,7 @@ int pt_ext_send(int fd, struct pt_ext_msg *m, double deadline, char *msg, size_t
 {
 	size_t n = PT_EXT_HDR + m->len;
 
-	pt_ext_put32(m->buf, PT_EXT_MAGIC);
+	pt_ext_put32(m->buf, PT_EXT_TAG);
 	pt_ext_put32(m->buf + 4, m->type);
 	pt_ext_put32(m->buf + 8, m->seq);
 	pt_ext_put32(m->buf + 12, m->len);
@@ -221,7 +221,7 @@ static int check_frame(struct pt_ext_msg *m, ssize_t n, int flags, char *msg, si
 	m->type = pt_ext_get32(m->buf + 4);
 	m->seq = pt_ext_get32(m->buf + 8);
 	m->len = pt_ext_get32(m->buf + 12);
-	if (pt_ext_get32(m->buf) != PT_EXT_MAGIC || m->len != (uint32_t)n - PT_EXT_HDR) {
+	if (pt_ext_get32(m->buf) != PT_EXT_TAG || m->len != (uint32_t)n - PT_EXT_HDR) {
 		snprintf(msg, msglen, "malformed message (bad magic or length %u for %zd bytes)",
 			 (unsigned)m->len, n);
 		return -EPROTO;

@@ -34,7 +34,7 @@
 #include "pcie_telemetry/bus.h"
 
 #define PT_EXT_PROTO_VERSION 1u
-#define PT_EXT_MAGIC 0x31585450u /* "PTX1" */
+#define PT_EXT_TAG 0x31585450u /* "PTX1" */
 #define PT_EXT_HDR 16u
 /* The largest access: the whole 64 KiB window of the component. */
 #define PT_EXT_MAX_DATA 0x10000u
