@@ -153,6 +153,19 @@ static void test_two_processes(void **state)
 	(void)state;
 	assert_int_equal(h_open(&d, "sim:idle"), 0);
 	assert_int_equal(h_comp_open(&d, 0, &c), 0);
+	{ /* the tree of a card: one component, its endpoints from CFG_TOPOLOGY */
+		int len;
+		const fdt32_t *eps = fdt_getprop(d.fdt, c.node, "pcie-endpoints", &len);
+		uint32_t topo = 0;
+
+		assert_int_equal(h_comp_open(&d, 1, &c) == 0, 0);
+		assert_int_equal(h_comp_open(&d, 0, &c), 0);
+		assert_non_null(eps);
+		assert_int_equal(len, 4);
+		assert_int_equal(h_rd32(&c, PT_REG_CFG_TOPOLOGY, &topo), 0);
+		assert_int_equal(fdt32_to_cpu(*eps), pt_field_get(PT_FIELD_TOPO_ENDPOINTS, topo));
+		assert_int_equal(fdt32_to_cpu(*eps), 1);
+	}
 	usleep(1200000); /* the card counts for a while before the clear */
 	lag_a = card_info("sim:idle", &pid);
 	assert_int_equal(snap_cycles(&c, &cyc_a, &t_a), 0);
