@@ -52,7 +52,9 @@ mask() {
 		s/(^| )-( |$)/\1N\2/g; s/(^| )-( |$)/\1N\2/g; s/(N )+N/N/g' "$1"
 }
 for p in "" :idle :tx-4K :link-down :two-endpoints; do
-	for j in "" -j; do
+	js=
+	[ -z "$p" ] && js=-j # JSON for the default card only
+	for j in "" $js; do
 		run "$tool" -d "sim$p" -t 0.05 $j >"$tmp/a.out" 2>"$tmp/a.err"
 		ra=$?
 		run "$tool" -d "libnfb-ext:$so:sim$p" -t 0.05 $j >"$tmp/b.out" 2>"$tmp/b.err"
