@@ -15,7 +15,6 @@
  * Errors are one line on stderr (or on PT_NFBEXT_MSGFD) and a failure
  * with errno set; nothing aborts or exits the host program.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -28,6 +27,7 @@
 #include "nfbext/abi.h"
 #include "nfbext/ext_priv.h"
 #include "pcie_telemetry/regs.h"
+#include "util/pt_util.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -42,9 +42,7 @@ void ext_say(int msgfd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	for (char *p = line; *p; p++) /* one line, whatever a file name holds */
-		if (iscntrl((unsigned char)*p))
-			*p = '?';
+	pt_util_oneline(line, sizeof(line)); /* one line, whatever a file name holds */
 	if (msgfd >= 0) {
 		struct stat st;
 
