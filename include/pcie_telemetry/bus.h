@@ -71,6 +71,10 @@ int pt_bus_open_ex(const char *device, unsigned index, unsigned flags, struct pt
  * failure (pt_bus_message). */
 int pt_bus_read32(struct pt_bus *b, uint32_t off, uint32_t *val);
 int pt_bus_write32(struct pt_bus *b, uint32_t off, uint32_t val);
+/* A write and the device's clock right after it, with nothing of the
+ * device's in between (a simulated card in real time runs in a thread of
+ * its own); *seconds as pt_bus_now() gives it.  One transaction. */
+int pt_bus_write32_timed(struct pt_bus *b, uint32_t off, uint32_t val, double *seconds);
 int pt_bus_read_block(struct pt_bus *b, uint32_t off, uint32_t *buf, size_t n);
 int pt_bus_now(struct pt_bus *b, double *seconds);
 int pt_bus_wait(struct pt_bus *b, double seconds);
