@@ -99,7 +99,7 @@ static void rt_step(struct rt *r)
 	r->lag = backlog > 0 ? backlog : 0;
 	if (backlog > 0) {
 		rc = pt_bus_wait(r->inner, backlog < RT_CHUNK ? backlog : RT_CHUNK);
-		if (rc < 0)
+		if (rc < 0 && rc != -EINTR) /* a stop request is the host's business */
 			rt_failed(r, rc);
 		return;
 	}
