@@ -32,9 +32,11 @@ test: test-gcc test-san fuzz-smoke
 	@echo "make test: all test suites passed"
 
 test-gcc: build
+	@bash scripts/install-deps.sh --test
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 test-san: deps
+	@bash scripts/install-deps.sh --test
 	@cmake -S . -B $(BUILD_SAN) -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DPT_SANITIZE=ON >/dev/null
 	@cmake --build $(BUILD_SAN) -j $(JOBS)
 	@cd $(BUILD_SAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \

@@ -4,7 +4,10 @@
 # time; afterwards it only checks.
 set -euo pipefail
 pkgs=(gcc libc6-dev make cmake pkg-config clang libclang-rt-14-dev
-      libcmocka-dev libinih-dev)
+      libcmocka-dev libinih-dev libmicrohttpd-dev)
+# --test: what the whole-command tests start (the exporter's: promtool and
+# a Prometheus server, curl, python3 for the JSON of its API).
+[ "${1:-}" = "--test" ] && pkgs+=(prometheus curl python3)
 [ "${1:-}" = "--bench" ] && pkgs+=(hyperfine)
 missing=()
 for p in "${pkgs[@]}"; do
