@@ -1,0 +1,40 @@
+# Sourced by the tests/sh scripts of nfb-pcie-telemetry-exporter.
+# shellcheck shell=bash
+# Needs $bin (the built commands) and $work (a temporary folder).
+
+exporter=$bin/nfb-pcie-telemetry-exporter
+helpers=$bin/../tests/helpers
+
+# start_exporter NAME ARGS...: runs the exporter on a free loopback port
+# (port 0: the kernel picks), its log in $work/NAME.log; sets NAME_pid
+# and NAME_url (http://127.0.0.1:PORT) once it listens.
+start_exporter() {
+	local name=$1 pid port i
+	shift
+	"$exporter" --web.listen-address=127.0.0.1:0 "$@" 2>"$work/$name.log" &
+	pid=$!
+	for ((i = 0; i < 100; i++)); do
+		port=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' "$work/$name.log")
+		[ -n "$port" ] && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	printf -v "${name}_pid" %s "$pid"
+	printf -v "${name}_url" %s "http://127.0.0.1:${port:-0}"
+	[ -n "$port" ]
+}
+
+# stop_exporter NAME: SIGTERM, and its exit status (0 expected).
+stop_exporter() {
+	local pidvar=${1}_pid
+	kill -TERM "${!pidvar}" 2>/dev/null
+	wait "${!pidvar}"
+}
+
+# sample FILE METRIC LABEL-REGEX: the value of the first sample of METRIC
+# whose labels match.
+sample() {
+	awk -v m="$2" -v re="${3:-}" '
+		$0 !~ /^#/ { name = $1; sub(/\{.*/, "", name)
+			if (name == m && $1 ~ re) { print $2; exit } }' "$1"
+}
