@@ -60,10 +60,30 @@ void pt_serve_config_default(struct pt_serve_config *c)
 	c->poll_interval = PT_SERVE_DEFAULT_POLL;
 }
 
+/* text in lines of at most `width` columns, each indented by `indent`. */
+static void wrap(FILE *out, const char *text, int indent, int width)
+{
+	while (*text) {
+		int n = (int)strlen(text), cut = n;
+
+		if (indent + n > width) {
+			cut = width - indent;
+			while (cut > 0 && text[cut] != ' ')
+				cut--;
+			if (cut == 0)
+				cut = (int)strcspn(text, " ");
+		}
+		fprintf(out, "%*s%.*s\n", indent, "", cut, text);
+		text += cut;
+		while (*text == ' ')
+			text++;
+	}
+}
+
 int pt_serve_usage(FILE *out, const char *prog)
 {
 	fprintf(out,
-		"Usage: %s [-d DEVICE [-i INDEX]]... [--web.listen-address=ADDRESS] [OPTION]...\n"
+		"Usage: %s [OPTION]... [-d DEVICE [-i INDEX]]...\n"
 		"Serves the PCIe telemetry (PCIE_TELEMETRY_MI) of NDK cards to Prometheus: a\n"
 		"poller per device reads it in the background, a scrape renders the last poll.\n"
 		"\n",
@@ -77,7 +97,8 @@ int pt_serve_usage(FILE *out, const char *prog)
 				 o->arg ? " " : "", o->arg ? o->arg : "");
 		else
 			snprintf(head, sizeof head, "    --%s=%s", o->name, o->arg);
-		fprintf(out, "  %s\n      %s\n", head, o->help);
+		fprintf(out, "  %s\n", head);
+		wrap(out, o->help, 8, 79);
 	}
 	fprintf(out, "\nDURATION: seconds, or a number with ms, s, m or h (500ms, 2s, 1m).\n"
 		     "Devices: image:FILE, sim, sim:PRESET, sim:FILE, pci:..., mmap:FILE, or a\n"
