@@ -164,6 +164,7 @@ static bool same_device(const struct pt_serve_device *a, const struct pt_serve_d
 /* State of a parse: -i before any -d is every device's default. */
 struct parse {
 	struct pt_serve_config *c;
+	const struct opt *opt; /* the option being parsed */
 	unsigned global_index;
 	bool global_set;
 	char *msg;
@@ -204,6 +205,17 @@ static int add_device(struct parse *p, const char *v)
 	return 0;
 }
 
+static int duration(struct parse *p, const char *v, double lo, double hi, double *out,
+		    const char *range)
+{
+	const struct opt *o = p->opt;
+
+	if (parse_duration(v, lo, hi, out) == 0)
+		return 0;
+	snprintf(p->msg, p->msglen, "--%s '%s': expected a duration from %s", o->name, v, range);
+	return -EINVAL;
+}
+
 static int set_value(struct parse *p, const struct opt *o, const char *v)
 {
 	struct pt_serve_config *c = p->c;
@@ -231,18 +243,9 @@ static int set_value(struct parse *p, const struct opt *o, const char *v)
 				    v, "")
 			      : 0;
 	case O_TIMEOUT:
-		rc = parse_duration(v, 1, 3600, &c->timeout);
-		return rc < 0 ? bad(p->msg, p->msglen,
-				    "--web.connection-timeout '%s': expected a duration from 1s "
-				    "to 1h%s",
-				    v, "")
-			      : 0;
+		return duration(p, v, 1, 3600, &c->timeout, "1s to 1h");
 	case O_POLL:
-		rc = parse_duration(v, 0.01, 3600, &c->poll_interval);
-		return rc < 0 ? bad(p->msg, p->msglen,
-				    "--poll.interval '%s': expected a duration from 10ms to 1h%s",
-				    v, "")
-			      : 0;
+		return duration(p, v, 0.01, 3600, &c->poll_interval, "10ms to 1h");
 	case O_DEVICE:
 		return add_device(p, v);
 	case O_INDEX:
@@ -303,13 +306,14 @@ static int parse_one(struct parse *p, char *const *argv, int left, int *action)
 	if (!v && left < 2)
 		return bad(p->msg, p->msglen, "option '%s' needs a value (%s)",
 			   a[1] == '-' ? a : shortname, o->arg);
+	p->opt = o;
 	return set_value(p, o, v ? v : argv[1]) < 0 ? -EINVAL : v ? 1 : 2;
 }
 
 int pt_serve_parse_args(int argc, char *const argv[], struct pt_serve_config *c, char *msg,
 			size_t msglen)
 {
-	struct parse p = { c, 0, false, msg, msglen };
+	struct parse p = { c, NULL, 0, false, msg, msglen };
 	int action = PT_SERVE_RUN, i = 1;
 
 	while (i < argc) {

@@ -7,19 +7,9 @@
 # systemd unit's command line is one the exporter accepts.
 #
 # Usage: test_exporter_contrib.sh BIN_DIR TESTS_DIR
-set -u
-bin=$1
-data=$2
+. "$(dirname "$0")/exporter_lib.sh" "$@"
 root=$(cd "$data/.." && pwd)
 contrib=$root/contrib
-cases=$data/conformance/report
-work=$(mktemp -d)
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-. "$(dirname "$0")/exporter_lib.sh"
-trap 'kill ${ex_pid:-} 2>/dev/null; rm -rf "$work"' EXIT
 
 start_exporter ex -d sim -d "image:$cases/two_ep_two_ports.regs" -d "image:$cases/flag_lost_deltas.regs" \
 	-d "image:$cases/padding_regions.regs" ||
@@ -91,5 +81,4 @@ args=$(sed -n 's|^ExecStart=/usr/bin/nfb-pcie-telemetry-exporter ||p' "$contrib/
 # shellcheck disable=SC2086
 "$exporter" $args -V >/dev/null 2>"$work/err" && ok || bad "the unit's command line: $(cat "$work/err")"
 grep -q '^DynamicUser=yes' "$contrib/systemd/nfb-pcie-telemetry-exporter.service" && ok || bad "the unit is not DynamicUser"
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

@@ -9,19 +9,7 @@
 # is one line and status 2, a port in use one line and status 1.
 #
 # Usage: test_exporter_http.sh BIN_DIR TESTS_DIR
-set -u
-bin=$1
-data=$2
-cases=$data/conformance/report
-work=$(mktemp -d)
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-. "$(dirname "$0")/exporter_lib.sh"
-. "$(dirname "$0")/component_dev.sh"
-trap 'kill ${ex_pid:-} ${ex2_pid:-} ${ex3_pid:-} 2>/dev/null; rm -rf "$work"' EXIT
-[ -x "$exporter" ] || { echo "FAIL: $exporter is not built"; exit 1; }
+. "$(dirname "$0")/exporter_lib.sh" "$@"
 code() { curl -s -o "$work/body" -D "$work/head" -w '%{http_code}' "$@"; }
 
 start_exporter ex -d "image:$cases/basic_t1.regs" --web.connection-timeout=1s --web.max-connections=8 ||
@@ -63,7 +51,7 @@ for i in 1 2 3; do
 done
 t0=$(date +%s.%N)
 [ "$(code --max-time 2 "$u/metrics")" = 200 ] && ok || bad "a scrape was blocked by stalled clients"
-echo "$(date +%s.%N) - $t0 < 0.5" | bc -l | grep -q 1 && ok || bad "a scrape beside stalled clients took over 0.5 s"
+python3 -c "import sys, time; sys.exit(time.time() - $t0 > 1)" && ok || bad "a scrape beside stalled clients took over 1 s"
 # ... and are closed after the timeout (1 s): the read sees the end
 timeout 5 cat <&$stalled1 >"$work/stalled" && ok || bad "a stalled connection was not closed within 5 s"
 exec {stalled1}<&- {stalled2}<&- {stalled3}<&-
@@ -164,5 +152,4 @@ done <<'EOT'
 -d|option '-d' needs a value
 -d sim extra|stray argument 'extra'
 EOT
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

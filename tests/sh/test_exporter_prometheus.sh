@@ -15,17 +15,8 @@
 # test says so and by how much the card lagged.
 #
 # Usage: test_exporter_prometheus.sh BIN_DIR TESTS_DIR
-set -u
-bin=$1
-work=$(mktemp -d)
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-. "$(dirname "$0")/exporter_lib.sh"
-trap 'kill ${ex_pid:-} ${prom_pid:-} 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
-[ -x "$exporter" ] || { echo "FAIL: $exporter is not built"; exit 1; }
-command -v prometheus >/dev/null || { echo "FAIL: prometheus missing (scripts/install-deps.sh --test)"; exit 1; }
+. "$(dirname "$0")/exporter_lib.sh" "$@"
+need prometheus curl python3
 
 # a light load the card can simulate in real time on one core
 cat >"$work/light.ini" <<'EOT'
@@ -50,6 +41,7 @@ EOT
 prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/data" \
 	--web.listen-address="127.0.0.1:$pport" --log.level=warn >"$work/prom.log" 2>&1 &
 prom_pid=$!
+track $prom_pid
 P=http://127.0.0.1:$pport
 # meanwhile, what the command reports for 2 simulated seconds of the same scenario
 "$bin/nfb-pcie-telemetry" -d "sim:$work/light.ini" -t 2 >"$work/report" || bad "nfb-pcie-telemetry failed"
@@ -112,5 +104,4 @@ esac
 kill -TERM $prom_pid
 wait $prom_pid 2>/dev/null
 stop_exporter ex && ok || bad "exit status $?"
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

@@ -9,19 +9,8 @@
 # last snapshot, bytes = items x MFB_ITEM_BYTES.
 #
 # Usage: test_exporter_promtool.sh BIN_DIR TESTS_DIR
-set -u
-bin=$1
-data=$2
-cases=$data/conformance/report
-work=$(mktemp -d)
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
-. "$(dirname "$0")/exporter_lib.sh"
-trap 'kill ${ex_pid:-} 2>/dev/null; rm -rf "$work"' EXIT
-[ -x "$exporter" ] || { echo "FAIL: $exporter is not built"; exit 1; }
-command -v promtool >/dev/null || { echo "FAIL: promtool missing (scripts/install-deps.sh --test)"; exit 1; }
+. "$(dirname "$0")/exporter_lib.sh" "$@"
+need promtool curl python3
 
 images="basic_t1 two_ep_two_ports four_ep_wide padding_regions unnamed_reasons flag_lost_deltas wrap33 huge_totals_64"
 args=()
@@ -98,5 +87,4 @@ grep -q "^pcie_telemetry_hist_band_cycles_total{device=\"sim\",endpoint=\"0\",re
 [ "$(sample "$work/text" pcie_telemetry_up 'device="sim:mixed"')" = 1 ] && ok || bad "sim:mixed not up"
 
 stop_exporter ex && ok || bad "exit status $? after SIGTERM"
-echo "$pass passed, $fail failed"
-[ $fail -eq 0 ]
+finish

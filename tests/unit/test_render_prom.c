@@ -131,44 +131,56 @@ static void test_every_counter_once(void **state)
 	}
 }
 
+/* "\nLINE\n" is in t. */
+static void expect_line(const char *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void expect_line(const char *t, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	line[0] = '\n';
+	va_start(ap, fmt);
+	vsnprintf(line + 1, sizeof line - 2, fmt, ap);
+	va_end(ap);
+	strcat(line, "\n");
+	if (!strstr(t, line))
+		fail_msg("missing:%s", line);
+}
+
 /* Values and labels of a few counters of the padded two-endpoint layout. */
 static void test_labels_and_values(void **state)
 {
 	struct dev x;
-	char *t, line[256];
+	char *t;
 	unsigned i;
 
 	(void)state;
 	dev_init(&x, &shapes[1], "d");
 	t = render(&x.d, 1, PT_PROM_TEXT);
 	i = pt_idx_bus(&x.l, 1, 3 + 2 * 1, PT_F_ITEMS); /* ep1.down1.items */
-	snprintf(line, sizeof line,
-		 "\npcie_telemetry_bus_items_total{device=\"d\",endpoint=\"1\",bus=\"down\",port=\"1\"} %llu\n",
-		 (unsigned long long)x.value[i]);
-	assert_non_null(strstr(t, line));
-	snprintf(line, sizeof line,
-		 "\npcie_telemetry_bus_bytes_total{device=\"d\",endpoint=\"1\",bus=\"down\",port=\"1\"} %llu\n",
-		 (unsigned long long)x.value[i] * x.l.item_bytes);
-	assert_non_null(strstr(t, line));
+	expect_line(t,
+		    "pcie_telemetry_bus_items_total{device=\"d\",endpoint=\"1\",bus=\"down\",port=\"1\"} %llu",
+		    (unsigned long long)x.value[i]);
+	expect_line(t,
+		    "pcie_telemetry_bus_bytes_total{device=\"d\",endpoint=\"1\",bus=\"down\",port=\"1\"} %llu",
+		    (unsigned long long)x.value[i] * x.l.item_bytes);
 	i = pt_idx_bus(&x.l, 0, 0, PT_F_REGION0 + 1); /* ep0.rq.region1_cycles: padding */
-	snprintf(line, sizeof line,
-		 "\npcie_telemetry_bus_padding_region_cycles_total{device=\"d\",endpoint=\"0\",bus=\"rq\","
-		 "region=\"1\"} %llu\n",
-		 (unsigned long long)x.value[i]);
-	assert_non_null(strstr(t, line));
+	expect_line(t,
+		    "pcie_telemetry_bus_padding_region_cycles_total{device=\"d\",endpoint=\"0\",bus=\"rq\","
+		 "region=\"1\"} %llu",
+		    (unsigned long long)x.value[i]);
 	assert_null(strstr(t, "bus_region_cycles_total{device=\"d\",endpoint=\"0\",bus=\"rq\",region=\"1\"}"));
 	i = pt_idx_brake(&x.l, 1, 2);
-	snprintf(line, sizeof line,
-		 "\npcie_telemetry_brake_cycles_total{device=\"d\",endpoint=\"1\",reason=\"no_completion_space\","
-		 "stream=\"up\"} %llu\n",
-		 (unsigned long long)x.value[i]);
-	assert_non_null(strstr(t, line));
+	expect_line(t,
+		    "pcie_telemetry_brake_cycles_total{device=\"d\",endpoint=\"1\",reason=\"no_completion_space\","
+		 "stream=\"up\"} %llu",
+		    (unsigned long long)x.value[i]);
 	i = pt_idx_hist(&x.l, 0, 1, 2);
-	snprintf(line, sizeof line,
-		 "\npcie_telemetry_hist_band_cycles_total{device=\"d\",endpoint=\"0\",resource=\"stfifo\","
-		 "band=\"le_half\"} %llu\n",
-		 (unsigned long long)x.value[i]);
-	assert_non_null(strstr(t, line));
+	expect_line(t,
+		    "pcie_telemetry_hist_band_cycles_total{device=\"d\",endpoint=\"0\",resource=\"stfifo\","
+		 "band=\"le_half\"} %llu",
+		    (unsigned long long)x.value[i]);
 	assert_non_null(strstr(t, "\npcie_telemetry_tags_free_lowest{device=\"d\",endpoint=\"1\"} 4\n"));
 	assert_non_null(strstr(t, "\npcie_telemetry_link_mps_bytes{device=\"d\",endpoint=\"0\"} 256\n"));
 	assert_non_null(strstr(t, "\npcie_telemetry_bus_regions{device=\"d\",endpoint=\"1\",bus=\"down\",port=\"0\"} 3\n"));
