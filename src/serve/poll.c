@@ -109,8 +109,8 @@ static int publish_layout(struct pt_serve_poller *p)
 	struct pt_prom_plan *plan;
 	uint64_t *value;
 
-	if (p->plan && memcmp(&p->layout, l, sizeof(*l)) == 0)
-		return 0;
+	if (p->plan && memcmp(p->layout.cfg, l->cfg, sizeof l->cfg) == 0)
+		return 0; /* the configuration registers make the layout */
 	value = calloc(p->x.n ? p->x.n : 1, sizeof(*value));
 	if (!value || pt_render_prom_plan_new(l, &plan) < 0) {
 		free(value);
@@ -145,7 +145,6 @@ static int publish(struct pt_serve_poller *p, double poll_seconds, double wrap)
 		p->stats.poll_interval = fmin(p->interval, wrap / 4);
 		p->stats.last_poll_unix = clock_s(CLOCK_REALTIME);
 		p->stats.lag_seconds = pt_bus_lag(p->bus);
-		p->stats.resets = p->x.resets;
 	}
 	pthread_mutex_unlock(&p->mu);
 	atomic_fetch_add(p->generation, 1);
@@ -181,12 +180,19 @@ static int poll_once(struct pt_serve_poller *p, double t0, char *msg, size_t msg
 		return rc;
 	wrap = wrap_seconds(&p->x); /* at the clocks known before this reading */
 	rc = pt_extend_update(&p->x, &p->r);
+	if (rc == PT_EXTEND_FIRST && p->stats.polls == 0)
+		logf_(p, "%s: up: %s, %u endpoint(s), %u DMA port(s), CNT_WIDTH %u", p->label,
+		      pt_bus_kind(p->bus), p->dev.layout.endpoints, p->dev.layout.dma_ports,
+		      p->dev.layout.cnt_width);
 	if (rc < 0) {
 		snprintf(msg, msglen, "%s: the device's clock went back (%.9g s after %.9g s)",
 			 p->label, p->r.time, before);
 		return -EIO;
 	}
 	pthread_mutex_lock(&p->mu);
+	/* counted here, not in the extender, which a reopen starts anew */
+	if (rc == PT_EXTEND_RESET)
+		p->stats.resets++;
 	if (p->x.readings > 1 && p->r.time - before > wrap / 2)
 		p->stats.late_polls++;
 	if (p->r.status & PT_STATUS_LOST_DELTAS)

@@ -8,11 +8,17 @@
  * to COMMAND by anyone: every counter starts again from 0.
  *
  * Counters: every cycle counter counts HZ per second on the PCIe clock
- * and HZ/2 on the DMA clock; every other counter k a fixed share of its
- * probe's cycles ((k mod 5) + 1 tenths), all modulo 2^CNT_WIDTH of the
- * file's layout.  Each counter is one aligned 64-bit store.
+ * and HZ/2 on the DMA clock, every MFB items counter 8 per cycle of its
+ * clock, every other counter k a fixed share of its probe's cycles
+ * ((k mod 5) + 1 tenths), all modulo 2^CNT_WIDTH of the file's layout
+ * (CNT_WIDTH, when given, replaces the file's).
  *
- * Usage: pt_filecard FILE HZ SECONDS
+ * As the firmware, it writes the counter window only on a SNAPSHOT and
+ * shows STATUS busy until then: a reader (SNAPSHOT, wait while busy, read)
+ * never sees a counter half written.  Busy comes back 20 ms after a
+ * SNAPSHOT or CLEAR was served, long after any read-out ended.
+ *
+ * Usage: pt_filecard FILE HZ SECONDS [CNT_WIDTH]
  * Prints "ready" once the counters run and "clear N" after each clear;
  * ends after SECONDS (or on SIGTERM/SIGINT).
  */
@@ -68,6 +74,8 @@ static void write_counters(const struct pt_layout *l, volatile uint32_t *regs, d
 		pt_counter_decode(l, i, &ci);
 		if (ci.kind == PT_COUNTER_PCIE_CYCLES || ci.kind == PT_COUNTER_DMA_CYCLES)
 			v = (uint64_t)cycles;
+		else if (ci.kind == PT_COUNTER_BUS && ci.field == PT_F_ITEMS)
+			v = (uint64_t)(cycles * 8);
 		else
 			v = (uint64_t)(cycles * (double)(i % 5 + 1) / 10.0);
 		*(volatile uint64_t *)(void *)(regs + pt_addr_counter(l->cnt_base, i, 0) / 4) =
@@ -75,18 +83,34 @@ static void write_counters(const struct pt_layout *l, volatile uint32_t *regs, d
 	}
 }
 
+/* The file's layout, with CNT_WIDTH replaced when width is not 0. */
+static int layout_of(volatile uint32_t *regs, unsigned width, struct pt_layout *l, char *msg,
+		     size_t msglen)
+{
+	uint32_t cfg[PT_CFG_REGS];
+	unsigned w = PT_REG_NUM(pt_field_reg(PT_FIELD_LAYOUT_CNT_WIDTH));
+
+	if (width) {
+		uint32_t mask = pt_field_put(PT_FIELD_LAYOUT_CNT_WIDTH, pt_field_max(PT_FIELD_LAYOUT_CNT_WIDTH));
+
+		regs[w] = (regs[w] & ~mask) | pt_field_put(PT_FIELD_LAYOUT_CNT_WIDTH, width);
+	}
+	for (unsigned i = 0; i < PT_CFG_REGS; i++)
+		cfg[i] = regs[i];
+	return pt_layout_decode(cfg, l, msg, msglen);
+}
+
 int main(int argc, char **argv)
 {
+	volatile uint32_t *regs, *command, *status;
 	struct pt_layout l;
-	uint32_t cfg[PT_CFG_REGS];
-	volatile uint32_t *regs;
 	char msg[256];
-	double hz, end, t0;
+	double hz, end, t0, ready = 0;
 	unsigned clears = 0;
 	int fd;
 
-	if (argc != 4 || (hz = atof(argv[2])) <= 0) {
-		fprintf(stderr, "usage: pt_filecard FILE HZ SECONDS\n");
+	if ((argc != 4 && argc != 5) || (hz = atof(argv[2])) <= 0) {
+		fprintf(stderr, "usage: pt_filecard FILE HZ SECONDS [CNT_WIDTH]\n");
 		return 2;
 	}
 	fd = open(argv[1], O_RDWR);
@@ -95,29 +119,40 @@ int main(int argc, char **argv)
 		perror(argv[1]);
 		return 1;
 	}
-	for (unsigned i = 0; i < PT_CFG_REGS; i++)
-		cfg[i] = regs[i];
-	if (pt_layout_decode(cfg, &l, msg, sizeof msg) < 0) {
+	if (layout_of(regs, argc == 5 ? (unsigned)atoi(argv[4]) : 0, &l, msg, sizeof msg) < 0) {
 		fprintf(stderr, "pt_filecard: %s: %s\n", argv[1], msg);
 		return 1;
 	}
+	command = regs + PT_REG_NUM(PT_REG_COMMAND);
+	status = regs + PT_REG_NUM(PT_REG_STATUS);
 	signal(SIGTERM, on_signal);
 	signal(SIGINT, on_signal);
 	t0 = now();
 	end = t0 + atof(argv[3]);
 	write_counters(&l, regs, 0, hz);
+	*status = PT_STATUS_BUSY;
 	printf("ready\n");
 	fflush(stdout);
 	while (!stop && now() < end) {
 		struct timespec ms = { 0, 1000000 };
+		uint32_t cmd = *command;
 
-		if (regs[PT_REG_NUM(PT_REG_COMMAND)] & PT_CMD_CLEAR) {
-			regs[PT_REG_NUM(PT_REG_COMMAND)] = 0;
+		if (cmd & PT_CMD_CLEAR) {
 			t0 = now();
 			printf("clear %u\n", ++clears);
 			fflush(stdout);
 		}
-		write_counters(&l, regs, now() - t0, hz);
+		if (cmd & (PT_CMD_CLEAR | PT_CMD_SNAPSHOT)) {
+			write_counters(&l, regs, now() - t0, hz);
+			ready = now();
+			*status = 0;
+		}
+		if (cmd)
+			*command = 0;
+		if (ready > 0 && now() - ready > 0.02) {
+			*status = PT_STATUS_BUSY;
+			ready = 0;
+		}
 		nanosleep(&ms, NULL);
 	}
 	return 0;

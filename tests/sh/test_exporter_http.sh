@@ -12,7 +12,7 @@
 . "$(dirname "$0")/exporter_lib.sh" "$@"
 code() { curl -s -o "$work/body" -D "$work/head" -w '%{http_code}' "$@"; }
 
-start_exporter ex -d "image:$cases/basic_t1.regs" --web.connection-timeout=1s --web.max-connections=8 ||
+start_exporter ex -d "image:$cases/basic_t1.regs" --web.connection-timeout=4s --web.max-connections=8 ||
 	{ bad "exporter did not start: $(cat "$work/ex.log")"; exit 1; }
 u=$ex_url
 [ "$(code "$u/")" = 200 ] && grep -q '<a href="/metrics">' "$work/body" && ok || bad "landing page"
@@ -43,17 +43,16 @@ big=$(head -c 20000 /dev/zero | tr '\0' a)
 curl -sv "$u/metrics" "$u/metrics" -o /dev/null -o /dev/null 2>"$work/v"
 grep -q 'Re-using existing connection' "$work/v" && ok || bad "keep-alive: the connection was not reused"
 
-# stalled clients (half a request line each) do not block a scrape ...
+# stalled clients (half a request line each) do not block a scrape: a
+# server that waited for them would answer only after their timeout (4 s)
 for i in 1 2 3; do
 	exec {fd}<>"/dev/tcp/127.0.0.1/${u##*:}"
 	printf 'GET /metr' >&$fd
 	eval "stalled$i=$fd"
 done
-t0=$(date +%s.%N)
-[ "$(code --max-time 2 "$u/metrics")" = 200 ] && ok || bad "a scrape was blocked by stalled clients"
-python3 -c "import sys, time; sys.exit(time.time() - $t0 > 1)" && ok || bad "a scrape beside stalled clients took over 1 s"
-# ... and are closed after the timeout (1 s): the read sees the end
-timeout 5 cat <&$stalled1 >"$work/stalled" && ok || bad "a stalled connection was not closed within 5 s"
+[ "$(code --max-time 3 "$u/metrics")" = 200 ] && ok || bad "a scrape was blocked by stalled clients"
+# ... and they are closed after the timeout: the read sees the end
+timeout 10 cat <&$stalled1 >"$work/stalled" && ok || bad "a stalled connection was not closed within 10 s"
 exec {stalled1}<&- {stalled2}<&- {stalled3}<&-
 # with every slot for one client address taken, the next one is refused at once
 for i in 1 2 3 4; do
@@ -61,9 +60,9 @@ for i in 1 2 3 4; do
 	eval "full$i=$fd"
 done
 sleep 0.2
-[ "$(code --max-time 2 "$u/metrics")" = 000 ] && ok || bad "more connections than the limit per address"
-sleep 2 # the timeout frees them
-[ "$(code --max-time 2 "$u/metrics")" = 200 ] && ok || bad "slots not freed after the timeout"
+[ "$(code --max-time 3 "$u/metrics")" = 000 ] && ok || bad "more connections than the limit per address"
+sleep 5 # the timeout frees them
+[ "$(code --max-time 3 "$u/metrics")" = 200 ] && ok || bad "slots not freed after the timeout"
 exec {full1}<&- {full2}<&- {full3}<&- {full4}<&-
 # an image that ran out of snapshots keeps its last values, up
 sleep 1

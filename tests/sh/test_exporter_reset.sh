@@ -47,13 +47,14 @@ curl -s "$ex_url/metrics" >"$work/last"
 	bad "clears_seen_total is $(sample "$work/last" pcie_telemetry_clears_seen_total), not 1"
 [ "$(sample "$work/last" pcie_telemetry_up)" = 1 ] && ok || bad "not up after the clear"
 # per series: at most one fall, to a small value; every rise within the
-# clock (no counter of this card grows faster than HZ; the values are up to
-# 0.1 s old: a lost wrap or a jump is far more than HZ x (dt + 0.5 s))
+# clock (no counter of this card grows faster than its bytes, 8 items of
+# 4 bytes per cycle: 32 HZ; the values are up to
+# 0.1 s old: a lost wrap or a jump is far more than 32 HZ x (dt + 0.5 s))
 sort -k2,2 -s "$work/series" | awk -v hz=$hz '
 	{ if ($2 == prev) {
 		d = $3 - last; dt = $1 - lt
-		if (d < 0) { falls[$2]++; if ($3 > hz * (dt + 0.5)) print "fall to a big value: " $2 " " last " -> " $3 }
-		else if (d > hz * (dt + 0.5)) print "jump: " $2 " " last " -> " $3 " in " dt " s"
+		if (d < 0) { falls[$2]++; if ($3 > 32 * hz * (dt + 0.5)) print "fall to a big value: " $2 " " last " -> " $3 }
+		else if (d > 32 * hz * (dt + 0.5)) print "jump: " $2 " " last " -> " $3 " in " dt " s"
 	  } else n++
 	  prev = $2; last = $3; lt = $1 }
 	END { for (s in falls) if (falls[s] > 1) print "falls twice: " s
