@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "pcie_telemetry/bus.h"
 #include "pcie_telemetry/version.h"
@@ -169,8 +170,9 @@ static char *landing_page(const struct pt_serve *s, const char *path)
 	return page;
 }
 
-static int start_pollers(struct pt_serve *s, const struct pt_serve_config *c, char *msg,
-			 size_t msglen)
+/* The pollers with their labels, not started yet. */
+static int prepare_pollers(struct pt_serve *s, const struct pt_serve_config *c, char *msg,
+			   size_t msglen)
 {
 	struct pt_serve_device dflt = { NULL, 0, false };
 	unsigned n = c->ndevices ? c->ndevices : 1;
@@ -192,7 +194,14 @@ static int start_pollers(struct pt_serve *s, const struct pt_serve_config *c, ch
 		p->log_arg = c->log_arg;
 		p->generation = &s->generation;
 		s->npollers = i + 1;
-		int rc = pt_serve_poller_start(p, msg, msglen);
+	}
+	return 0;
+}
+
+static int start_pollers(struct pt_serve *s, char *msg, size_t msglen)
+{
+	for (unsigned i = 0; i < s->npollers; i++) {
+		int rc = pt_serve_poller_start(&s->pollers[i], msg, msglen);
 
 		if (rc < 0)
 			return rc;
@@ -200,19 +209,15 @@ static int start_pollers(struct pt_serve *s, const struct pt_serve_config *c, ch
 	return 0;
 }
 
-static int start_http(struct pt_serve *s, const struct pt_serve_config *c, char *msg,
+/* The HTTP server on the socket bound before (which it then owns). */
+static int start_http(struct pt_serve *s, const struct pt_serve_config *c, int fd, char *msg,
 		      size_t msglen)
 {
-	struct pt_serve_addr a;
 	struct pt_serve_http_config h = { 0 };
-	char *landing;
-	int rc = pt_serve_addr_parse(c->listen, &a, msg, msglen);
+	char *landing = landing_page(s, c->path);
+	int rc;
 
-	if (rc == 0)
-		rc = pt_serve_listen(&a, &h.listen_fd, s->address, sizeof s->address, msg, msglen);
-	if (rc < 0)
-		return rc;
-	landing = landing_page(s, c->path);
+	h.listen_fd = fd;
 	h.path = c->path;
 	h.landing = landing ? landing : "";
 	h.max_connections = c->max_connections;
@@ -233,17 +238,29 @@ int pt_serve_start(const struct pt_serve_config *c, struct pt_serve **out, char 
 		   size_t msglen)
 {
 	struct pt_serve *s = calloc(1, sizeof(*s));
-	int rc;
+	struct pt_serve_addr a;
+	int rc, fd = -1;
 
 	*out = NULL;
 	if (!s)
 		return snprintf(msg, msglen, "out of memory"), -ENOMEM;
 	atomic_init(&s->generation, 1);
 	pthread_mutex_init(&s->cache_mu, NULL);
-	rc = start_pollers(s, c, msg, msglen);
+	/* the address first: a bad one ends it before any device is opened */
+	rc = pt_serve_addr_parse(c->listen, &a, msg, msglen);
 	if (rc == 0)
-		rc = start_http(s, c, msg, msglen);
+		rc = pt_serve_listen(&a, &fd, s->address, sizeof s->address, msg, msglen);
+	if (rc == 0)
+		rc = prepare_pollers(s, c, msg, msglen);
+	if (rc == 0)
+		rc = start_pollers(s, msg, msglen);
+	if (rc == 0) {
+		rc = start_http(s, c, fd, msg, msglen);
+		fd = -1; /* the server has closed or owns it */
+	}
 	if (rc < 0) {
+		if (fd >= 0)
+			close(fd);
 		pt_serve_stop(s);
 		return rc;
 	}
