@@ -221,7 +221,6 @@ static int set_value(struct parse *p, const struct opt *o, const char *v)
 	struct pt_serve_config *c = p->c;
 	struct pt_serve_addr a;
 	unsigned long n;
-	int rc;
 
 	switch (o->id) {
 	case O_LISTEN:
@@ -236,12 +235,11 @@ static int set_value(struct parse *p, const struct opt *o, const char *v)
 		c->path = v;
 		return 0;
 	case O_MAXCONN:
-		rc = parse_uint(v, 4, 4096, &n);
+		if (parse_uint(v, 4, 4096, &n) < 0)
+			return bad(p->msg, p->msglen,
+				   "--web.max-connections '%s': expected a number from 4 to 4096%s", v, "");
 		c->max_connections = (unsigned)n;
-		return rc < 0 ? bad(p->msg, p->msglen,
-				    "--web.max-connections '%s': expected a number from 4 to 4096%s",
-				    v, "")
-			      : 0;
+		return 0;
 	case O_TIMEOUT:
 		return duration(p, v, 1, 3600, &c->timeout, "1s to 1h");
 	case O_POLL:
