@@ -13,12 +13,16 @@ BUILD_BENCH  ?= build-bench
 JOBS         ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 5
 
-.PHONY: all deps build demo test test-gcc test-san fuzz-smoke fuzz bench clean
+.PHONY: all deps deps-test build demo test test-gcc test-san fuzz-smoke fuzz bench clean
 
 all: build
 
 deps:
 	@bash scripts/install-deps.sh
+
+# The packages of `deps` and what the tests need on top (Verilator, GHDL).
+deps-test:
+	@bash scripts/install-deps.sh --test
 
 build: deps
 	@cmake -S . -B $(BUILD) -DCMAKE_C_COMPILER=gcc -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -31,12 +35,10 @@ demo: build
 test: test-gcc test-san fuzz-smoke
 	@echo "make test: all test suites passed"
 
-test-gcc: build
-	@bash scripts/install-deps.sh --test
+test-gcc: build deps-test
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-test-san: deps
-	@bash scripts/install-deps.sh --test
+test-san: deps-test
 	@cmake -S . -B $(BUILD_SAN) -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DPT_SANITIZE=ON >/dev/null
 	@cmake --build $(BUILD_SAN) -j $(JOBS)
 	@cd $(BUILD_SAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \

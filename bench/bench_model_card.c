@@ -13,7 +13,24 @@
  *                                      one batch call per domain and
  *                                      chunk; the MI domain keeps up (the
  *                                      bench checks STATUS for lost deltas)
+ *   card_pattern_idle_sim_seconds_per_sec
+ *   card_pattern_traffic_sim_seconds_per_sec
+ *                                      the simulated card's call pattern
+ *                                      (src/env/card.c): slices of half a
+ *                                      drain period, in each the PCIe edges
+ *                                      as runs of identical inputs, then the
+ *                                      DMA edges likewise, then the MI edges
+ *                                      in one idle batch; every 10 ms of
+ *                                      simulated time a reading (SNAPSHOT,
+ *                                      STATUS, the counter window).  Idle:
+ *                                      one run per slice and domain;
+ *                                      traffic: runs of 1 to a few hundred
+ *                                      edges, each changing one bus (or the
+ *                                      BRAKE, tag and FIFO levels)
+ *   card_pattern_*_calls_per_sim_us    model calls of that pattern
  *
+ * bench_env_model replays the card's own calls instead; this one needs
+ * the model alone.
  * Time is the CPU time of the benchmark thread (= wall time on an idle
  * core), so that other load on a shared machine does not distort it.
  *
@@ -225,6 +242,114 @@ static double run_batch(const struct patterns *p, double wall)
 	return ((double)t * 1e-12) / (t1 - t0);
 }
 
+/* The reader's reading: SNAPSHOT, STATUS until not busy, every counter. */
+static uint64_t reading(ptm_model *m)
+{
+	struct ptm_mi_in in = { .wr = 1, .addr = 0x20, .dwr = 1 };
+	struct ptm_mi_out out;
+	uint64_t calls = 0;
+	ptm_mi_edge(m, &in, &out);
+	calls++;
+	do {
+		in = (struct ptm_mi_in){ .rd = 1, .addr = 0x24 };
+		ptm_mi_edge(m, &in, &out);
+		in.rd = 0;
+		ptm_mi_edge(m, &in, &out);
+		calls += 2;
+	} while (out.drd & 1);
+	const uint32_t words = 2 * ptm_model_derived(m)->entries;
+	for (uint32_t i = 0; i < words + 2; i++) {
+		in = (struct ptm_mi_in){ .rd = i < words, .addr = 0x8000 + 4 * (i < words ? i : 0) };
+		ptm_mi_edge(m, &in, &out);
+		calls++;
+	}
+	return calls;
+}
+
+/* A run length as the card's runs go: mostly a few edges, some longer. */
+static uint64_t run_len(void)
+{
+	unsigned k = rnd(100);
+	return k < 40 ? 1 + rnd(3) : k < 80 ? 4 + rnd(60) : 64 + rnd(400);
+}
+
+/* n edges of one domain (pcie: the PCIe domain of endpoint 0, else DMA)
+ * as runs; traffic: each run changes one signal. */
+static uint64_t drive(ptm_model *m, const struct patterns *p, int pcie, struct ptm_pcie_in *in,
+		      struct ptm_bus_in *bus, uint64_t n, int traffic, unsigned *i)
+{
+	uint64_t calls = 0;
+	while (n) {
+		uint64_t k = traffic ? run_len() : n;
+		if (k > n)
+			k = n;
+		if (traffic && pcie) {
+			const struct ptm_pcie_in *src = &p->pcie[*i];
+			unsigned what = rnd(10);
+			if (what < 8)
+				in->bus[what / 4] = src->bus[what / 4];
+			else if (what == 8)
+				in->brake = src->brake;
+			else
+				in->tag_free = src->tag_free, in->stfifo_free = src->stfifo_free;
+		} else if (traffic) {
+			unsigned b = rnd(2);
+			bus[b] = p->dma[*i][b];
+		}
+		*i = (*i + traffic) % NPAT;
+		if (pcie)
+			ptm_pcie_edges(m, 0, in, k);
+		else
+			ptm_dma_edges(m, 0, bus, k);
+		calls++;
+		n -= k;
+	}
+	return calls;
+}
+
+/* The card's pattern for at least `wall` CPU seconds; returns simulated
+ * seconds per CPU second, *cps the model calls per simulated us. */
+static double run_card_pattern(const struct patterns *p, int traffic, double wall, double *cps)
+{
+	ptm_model *m = new_card();
+	const uint64_t slice = 2048; /* PCIe edges: half of DRAIN_PERIOD */
+	struct ptm_pcie_in in = p->pcie[0];
+	struct ptm_bus_in bus[2];
+	memcpy(bus, p->dma[0], sizeof(bus));
+	if (!traffic) {
+		memset(in.bus, 0, sizeof(in.bus));
+		in.brake = 0;
+		in.tag_free = 256;
+		in.stfifo_free = 1024;
+		memset(bus, 0, sizeof(bus));
+	}
+	uint64_t np = 0, nd = 0, nm = 0, calls = 0, next_read = 4000000; /* 10 ms in PCIe edges */
+	unsigned ip = 1, id = 1;
+	double t0 = now(), t1 = t0;
+	do {
+		for (int k = 0; k < 200; k++) {
+			np += slice;
+			const uint64_t wd = np / 2, wm = np * 5 / 16; /* 200 and 125 MHz */
+			calls += drive(m, p, 1, &in, bus, slice, traffic, &ip);
+			calls += drive(m, p, 0, &in, bus, wd - nd, traffic, &id);
+			ptm_mi_idle_edges(m, 0, wm - nm);
+			calls++;
+			nd = wd;
+			nm = wm;
+			if (np >= next_read) {
+				calls += reading(m);
+				next_read += 4000000;
+			}
+		}
+		t1 = now();
+	} while (t1 - t0 < wall);
+	check_no_loss(m, traffic ? "card pattern, traffic" : "card pattern, idle");
+	ptm_model_free(m);
+	const double sim = (double)np * PS_PCIE * 1e-12;
+	*cps = (double)calls / (sim * 1e6);
+	return sim / (t1 - t0);
+}
+
 int main(int argc, char **argv)
 {
 	(void)argc;
@@ -237,8 +362,15 @@ int main(int argc, char **argv)
 	make_patterns(p);
 	double pc = run_percycle(p, 1.0);
 	double bt = run_batch(p, 1.0);
+	double ci, ct;
+	double idle = run_card_pattern(p, 0, 1.0, &ci);
+	double traffic = run_card_pattern(p, 1, 1.0, &ct);
 	printf("card_sim_seconds_per_sec_percycle %.4f s/s\n", pc);
 	printf("card_sim_seconds_per_sec_batch %.4f s/s\n", bt);
+	printf("card_pattern_idle_sim_seconds_per_sec %.3f s/s\n", idle);
+	printf("card_pattern_traffic_sim_seconds_per_sec %.3f s/s\n", traffic);
+	printf("card_pattern_idle_calls_per_sim_us %.2f calls\n", ci);
+	printf("card_pattern_traffic_calls_per_sim_us %.2f calls\n", ct);
 	free(p);
 	return 0;
 }

@@ -6,7 +6,7 @@
  *     4 endpoints, about 60 kB a scrape);
  *   - the exporter's resident memory before and after those 10 s;
  *   - the share of one core the exporter uses idling with one scrape a
- *     second for 20 s, its poller reading a component file (mmap:, the
+ *     second for 20 s, its poller reading a component file (mmap:,rw, the
  *     basic layout, polled every 0.5 s as a card would be), from the
  *     kernel's per-thread run times (schedstat, nanoseconds).
  * Targets: >= 2,000 scrapes/s, memory growth < 1 %, < 0.1 % of a core.
@@ -304,7 +304,7 @@ static int bench_idle(const char *repo)
 	if (fd < 0 || !buf)
 		return 1;
 	close(fd);
-	snprintf(dev, sizeof dev, "mmap:%s", path);
+	snprintf(dev, sizeof dev, "mmap:%s,rw", path);
 	if (make_component(repo, path) < 0 || start(&e, dev) < 0) {
 		unlink(path);
 		return fprintf(stderr, "bench_serve_exporter: no component file or exporter\n"), 1;

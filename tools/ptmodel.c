@@ -13,9 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pcie_telemetry/trace.h"
 #include "pcie_telemetry/version.h"
+#include "util/pt_util.h"
 
 static const char *prog = "ptmodel";
 
@@ -46,6 +48,11 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
+	char msg[512] = "", line[2048];
+	if (pt_util_std_fds() < 0) {
+		fprintf(stderr, "%s: cannot open /dev/null onto a closed standard descriptor\n", prog);
+		return 1;
+	}
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
 		switch (c) {
@@ -57,10 +64,11 @@ int main(int argc, char **argv)
 			return 0;
 		default:
 			if (optopt)
-				fprintf(stderr, "%s: unknown option '-%c' (try --help)\n", prog, optopt);
+				snprintf(msg, sizeof(msg), "unknown option '-%c' (try --help)", optopt);
 			else
-				fprintf(stderr, "%s: unknown option '%s' (try --help)\n", prog,
-					argv[optind - 1]);
+				snprintf(msg, sizeof(msg), "unknown option '%s' (try --help)",
+					 argv[optind - 1]);
+			fprintf(stderr, "%s: %s\n", prog, pt_util_esc(line, sizeof(line), msg));
 			return 2;
 		}
 	}
@@ -75,7 +83,8 @@ int main(int argc, char **argv)
 	} else if (strcmp(cmd, "component") == 0) {
 		run = ptm_trace_component_run;
 	} else {
-		fprintf(stderr, "%s: unknown command '%s': expected probe or component\n", prog, cmd);
+		fprintf(stderr, "%s: unknown command '%s': expected probe or component\n", prog,
+			pt_util_esc(line, sizeof(line), cmd));
 		return 2;
 	}
 	if (argc - optind != 2) {
@@ -83,17 +92,26 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	const char *path = argv[optind + 1];
-	FILE *in = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
-	if (!in) {
-		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(errno));
-		return 1;
+	FILE *in = stdin;
+	if (strcmp(path, "-") != 0) {
+		/* a FIFO or a device would block or never end: regular files only
+		 * (standard input is the way to pipe a trace in) */
+		int fd = pt_util_open_file(path, "trace", PTM_TRACE_MAX_BYTES, NULL, msg, sizeof(msg));
+		if (fd < 0 || !(in = fdopen(fd, "r"))) {
+			if (fd >= 0) {
+				snprintf(msg, sizeof(msg), "%s: %s", path, strerror(errno));
+				close(fd);
+			}
+			fprintf(stderr, "%s: %s\n", prog, pt_util_esc(line, sizeof(line), msg));
+			return 1;
+		}
 	}
-	char msg[512] = "";
-	int rc = run(in, strcmp(path, "-") == 0 ? "(stdin)" : path, stdout, msg, sizeof(msg));
+	int rc = run(in, in == stdin ? "(stdin)" : path, stdout, msg, sizeof(msg));
 	if (in != stdin)
 		fclose(in);
 	if (rc == 0)
 		return 0;
-	fprintf(stderr, "%s: %s\n", prog, msg[0] ? msg : strerror(-rc));
+	fprintf(stderr, "%s: %s\n", prog,
+		pt_util_esc(line, sizeof(line), msg[0] ? msg : strerror(-rc)));
 	return rc == -EINVAL ? 2 : 1;
 }

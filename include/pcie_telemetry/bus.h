@@ -38,7 +38,8 @@ struct pt_bus;
  *   image:FILE                       register image replay
  *   sim | sim:PRESET | sim:FILE      simulated card
  *   pci:DOMAIN:BUS:DEV.FN[/BAR]@OFFSET   PCI BAR through sysfs
- *   mmap:FILE[@OFFSET]               64 KiB of any file, as pci: maps them
+ *   mmap:FILE[@OFFSET][,rw]          64 KiB of any file, as pci: maps them;
+ *                                    the file is written only with ,rw
  *   anything else (or NULL)          libnfb device path (default device when NULL)
  * index selects the component (compatible cesnet,ofm,pcie_telemetry_mi)
  * where the backend can hold more than one; an image and the simulated
@@ -46,6 +47,9 @@ struct pt_bus;
  * Returns 0 or a negative errno with a one-line message in msg.
  */
 int pt_bus_open(const char *device, unsigned index, struct pt_bus **out, char *msg, size_t msglen);
+/* The file a device string reads (image:FILE, mmap:FILE..., sim:FILE that
+ * is no preset) into path: 1, or 0 for a device that reads no file. */
+int pt_bus_device_file(const char *device, char *path, size_t pathlen);
 void pt_bus_close(struct pt_bus *b);
 
 /* Flags of pt_bus_open_ex(). */
@@ -99,10 +103,14 @@ int pt_bus_open_sim(const char *spec, struct pt_bus **out, char *msg, size_t msg
  */
 int pt_bus_sim_realtime(struct pt_bus *inner, struct pt_bus **out, char *msg, size_t msglen);
 int pt_bus_open_pci(const char *spec, struct pt_bus **out, char *msg, size_t msglen);
-/* Maps `size` bytes of any file at `offset` (a sysfs resource file, or a
- * regular file in tests) with the same code path as pt_bus_open_pci. */
-int pt_bus_open_mmap_file(const char *path, uint64_t offset, struct pt_bus **out, char *msg,
-			  size_t msglen);
+/* Maps the 64 KiB at `offset` of a regular file (a register dump, a
+ * sysfs resource file) with the same code path as pt_bus_open_pci.
+ * Without PT_BUS_MMAP_WRITE the mapping is private: writes (COMMAND) are
+ * seen by later reads but never reach the file.  With it, the file is
+ * mapped read-only and read-write from the first write on, as a BAR. */
+#define PT_BUS_MMAP_WRITE 1u
+int pt_bus_open_mmap_file(const char *path, uint64_t offset, unsigned flags, struct pt_bus **out,
+			  char *msg, size_t msglen);
 int pt_bus_open_nfb(const char *path, unsigned index, struct pt_bus **out, char *msg, size_t msglen);
 /* 1 when this build has the libnfb backend. */
 int pt_bus_have_nfb(void);

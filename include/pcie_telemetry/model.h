@@ -59,6 +59,17 @@ void ptm_generics_default(struct ptm_generics *g);
  * or -EINVAL with a message naming the generic and the rule. */
 int ptm_generics_check(const struct ptm_generics *g, char *msg, size_t msglen);
 
+/* A generic as a bit: bit i is the i-th field of struct ptm_generics
+ * (every field is an unsigned, in the order above). */
+#define PTM_GENERIC_BIT(field) (1u << (offsetof(struct ptm_generics, field) / sizeof(unsigned)))
+
+/* The same check; *which (may be NULL) gets the generics the failed rule
+ * is about, as PTM_GENERIC_BIT()s (0 when it passes, or when the rule is
+ * about no single generic), so that a caller can point at where they were
+ * set without reading the message. */
+int ptm_generics_check_which(const struct ptm_generics *g, uint32_t *which, char *msg,
+			     size_t msglen);
+
 /* Constants derived from the generics (firmware-behavior.md 3.1). */
 struct ptm_derived {
 	unsigned pcie_regions;   /* PR = max(RQ, RC) */
@@ -136,7 +147,15 @@ void ptm_mi_edge(ptm_model *m, const struct ptm_mi_in *in, struct ptm_mi_out *ou
 
 /*
  * Batches: n edges of one domain with the same inputs, with exactly the
- * result of n single calls (no edge of another domain in between).
+ * result of n single calls (no edge of another domain in between).  The
+ * cost is per change of an input, per drain sweep and per delta, not per
+ * edge (docs/model.md, "Speed").
+ *
+ * Threads: calls for different endpoints' PCIe domains (ptm_pcie_edge(s)
+ * with different ep) touch disjoint state and may run on different
+ * threads at the same time, and so may one ptm_dma_edge(s) call beside
+ * them.  Every other call (ptm_mi_*, ptm_model_new/free, two calls for
+ * the same endpoint or two DMA calls) must not overlap any other call.
  */
 void ptm_pcie_edges(ptm_model *m, unsigned ep, const struct ptm_pcie_in *in, uint64_t n);
 void ptm_dma_edges(ptm_model *m, int rst, const struct ptm_bus_in *bus, uint64_t n);

@@ -12,11 +12,24 @@
 #define PCIE_TELEMETRY_TRACE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/*
+ * What a trace may be (docs/model.md), so that memory stays bounded
+ * whatever the input: lines of at most PTM_TRACE_MAX_LINE characters (the
+ * line end not counted), at most PTM_TRACE_MAX_BYTES bytes in all, and a
+ * run of at most PTM_TRACE_MAX_RESULTS output lines (the output is held
+ * until the whole trace has run).  Beyond a limit: -EINVAL, "FILE:LINE:
+ * line longer than 1048576 characters" and the like.
+ */
+#define PTM_TRACE_MAX_LINE (1u << 20)
+#define PTM_TRACE_MAX_BYTES (UINT64_C(16) << 30)
+#define PTM_TRACE_MAX_RESULTS (1u << 24)
 
 /* `name` is the file name used in messages. */
 int ptm_trace_probe_run(FILE *in, const char *name, FILE *out, char *msg, size_t msglen);

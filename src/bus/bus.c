@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "bus/backend.h"
+#include "util/pt_util.h"
 
 struct pt_bus *pt_bus_alloc(const struct pt_bus_ops *ops, const char *device)
 {
@@ -22,7 +23,8 @@ struct pt_bus *pt_bus_alloc(const struct pt_bus_ops *ops, const char *device)
 	if (!b)
 		return NULL;
 	b->ops = ops;
-	snprintf(b->device, sizeof(b->device), "%s", device ? device : "");
+	/* every message and a recording's header name it: one line */
+	pt_util_esc(b->device, sizeof(b->device), device);
 	return b;
 }
 
@@ -37,6 +39,7 @@ int pt_bus_fail(struct pt_bus *b, int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(b->msg, sizeof(b->msg), fmt, ap);
 	va_end(ap);
+	pt_util_oneline(b->msg, sizeof(b->msg));
 	return err;
 }
 

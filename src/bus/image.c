@@ -17,18 +17,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "bus/backend.h"
+#include "util/pt_util.h"
 
 #define IMG_MAGIC_WORD "pcie-telemetry-regs"
 #define IMG_FORMAT_VERSION "1"
 #define IMG_SLOTS (PT_COMP_SPAN / 4u)
 /* Far above any recording (one image of 16 endpoints is < 200 KiB), far
- * below what would hurt: /dev/zero must fail, not eat the memory. */
+ * below what would hurt; checked against the file's size before it is
+ * read (docs/tool.md states both limits). */
 #define IMG_MAX_BYTES (1024u << 20)
+/* Characters of a line, the line end not counted: register lines are
+ * short, and a recording's header comments are cut to fit. */
+#define IMG_MAX_LINE 4096u
 
 struct img_reg {
 	uint32_t off;
@@ -272,15 +274,20 @@ struct line {
 
 static int parse_magic_line(struct parser *ps, const struct line *ln)
 {
+	static const char magic[] = IMG_MAGIC_WORD " " IMG_FORMAT_VERSION;
 	char b1[200];
 
+	if (ln->len == sizeof(magic) - 1 && memcmp(ln->s, magic, ln->len) == 0)
+		return 0;
 	if (ln->n == 0)
 		return perr(ps, "the first line must be '" IMG_MAGIC_WORD " " IMG_FORMAT_VERSION
 			    "' (found an empty line)");
 	if (ln->n == 2 && ln->tlen[0] == strlen(IMG_MAGIC_WORD) &&
 	    memcmp(ln->tok[0], IMG_MAGIC_WORD, ln->tlen[0]) == 0) {
 		if (ln->tlen[1] == 1 && ln->tok[1][0] == '1')
-			return 0;
+			return perr(ps, "the first line must be exactly '" IMG_MAGIC_WORD " "
+				    IMG_FORMAT_VERSION "', one space between the words, found '%s'",
+				    shown(ln->s, ln->len, b1, sizeof(b1)));
 		return perr(ps, "unsupported format version '%s' (this reader knows version "
 			    IMG_FORMAT_VERSION ")",
 			    shown(ln->tok[1], ln->tlen[1], b1, sizeof(b1)));
@@ -434,6 +441,10 @@ static int parse_buffer(const char *name, const char *data, size_t len, struct i
 		ps.line++;
 		if (l > 0 && s[l - 1] == '\r')
 			l--;
+		if (l > IMG_MAX_LINE) {
+			rc = perr(&ps, "line longer than %u characters", IMG_MAX_LINE);
+			break;
+		}
 		hash = memchr(s, '#', l);
 		if (hash)
 			l = (size_t)(hash - s);
@@ -591,69 +602,18 @@ int pt_bus_open_image_mem(const char *name, const void *data, size_t len, struct
 
 int pt_bus_open_image(const char *path, struct pt_bus **out, char *msg, size_t msglen)
 {
-	char *data = NULL;
-	size_t len = 0, cap;
-	struct stat st;
-	int fd, rc;
+	char *data;
+	size_t len;
+	int rc;
 
 	*out = NULL;
 	if (!path || !*path) {
 		snprintf(msg, msglen, "image: no file name given (use image:FILE)");
 		return -EINVAL;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		rc = -errno;
-		snprintf(msg, msglen, "%s: cannot open the register image: %s", path, strerror(errno));
+	rc = pt_util_read_file(path, "register image", IMG_MAX_BYTES, &data, &len, msg, msglen);
+	if (rc < 0)
 		return rc;
-	}
-	/* One allocation of the file's size (plus one byte to see the end):
-	 * a start-up without stdio buffers or regrowth. */
-	cap = (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-		      ? (size_t)st.st_size + 1
-		      : 65536;
-	for (;;) {
-		ssize_t got;
-
-		if (len == cap || !data) {
-			size_t ncap = data ? 2 * cap : cap;
-			char *n;
-
-			if (data && cap >= IMG_MAX_BYTES) {
-				free(data);
-				close(fd);
-				snprintf(msg, msglen,
-					 "%s: larger than %u MiB, not a register image", path,
-					 IMG_MAX_BYTES >> 20);
-				return -EFBIG;
-			}
-			n = realloc(data, ncap);
-
-			if (!n) {
-				free(data);
-				close(fd);
-				snprintf(msg, msglen, "%s: out of memory", path);
-				return -ENOMEM;
-			}
-			data = n;
-			cap = ncap;
-		}
-		got = read(fd, data + len, cap - len);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			rc = -errno;
-			snprintf(msg, msglen, "%s: cannot read the register image: %s", path,
-				 strerror(errno));
-			free(data);
-			close(fd);
-			return rc;
-		}
-		if (got == 0)
-			break;
-		len += (size_t)got;
-	}
-	close(fd);
 	rc = pt_bus_open_image_mem(path, data, len, out, msg, msglen);
 	free(data);
 	return rc;

@@ -9,10 +9,19 @@
  * pt_bus_open_mmap_file() is the same code for any file, so a test can map
  * a regular file laid out like the component.
  *
+ * What may be written: a BAR is mapped read-only, and read-write (the
+ * file opened again for writing) only at the first write, so a command
+ * that only reads never holds a writable mapping of the card.  A file
+ * behind mmap: is mapped privately (copy on write: the command's writes
+ * never reach it, so a register dump is never changed) unless the caller
+ * asks for writes (PT_BUS_MMAP_WRITE, "mmap:FILE,rw"), which then behave
+ * as on a BAR.
+ *
  * The clock is CLOCK_MONOTONIC and wait() sleeps.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,11 +31,17 @@
 #include <unistd.h>
 
 #include "bus/backend.h"
+#include "util/pt_util.h"
 
 struct mm_priv {
 	void *map;
 	size_t maplen;
 	volatile uint32_t *regs; /* the component's first register */
+	/* a shared mapping still read-only: what the first write maps again */
+	char *path;
+	uint64_t start;           /* file offset of map */
+	dev_t st_dev;
+	ino_t st_ino;
 };
 
 static int mm_check(struct pt_bus *b, uint32_t off, size_t words)
@@ -48,11 +63,44 @@ static int mm_read32(struct pt_bus *b, uint32_t off, uint32_t *val)
 	return 0;
 }
 
+/* The first write to a read-only shared mapping: the same pages again,
+ * writable, from the same file opened for writing (MAP_FIXED replaces
+ * the mapping in one step). */
+static int mm_make_writable(struct pt_bus *b, struct mm_priv *p)
+{
+	struct stat st;
+	void *map;
+	int fd, err;
+
+	fd = open(p->path, O_RDWR | O_SYNC | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return pt_bus_fail(b, -errno, "%s: cannot open %s for writing: %s%s", b->device,
+				   p->path, strerror(errno),
+				   errno == EACCES ? " (writing a BAR needs root)" : "");
+	if (fstat(fd, &st) < 0 || st.st_dev != p->st_dev || st.st_ino != p->st_ino) {
+		close(fd);
+		return pt_bus_fail(b, -ESTALE, "%s: %s is no longer the file that was mapped",
+				   b->device, p->path);
+	}
+	map = mmap(p->map, p->maplen, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd,
+		   (off_t)p->start);
+	err = errno;
+	close(fd);
+	if (map == MAP_FAILED)
+		return pt_bus_fail(b, -err, "%s: cannot map %s for writing: %s", b->device, p->path,
+				   strerror(err));
+	free(p->path);
+	p->path = NULL;
+	return 0;
+}
+
 static int mm_write32(struct pt_bus *b, uint32_t off, uint32_t val)
 {
 	struct mm_priv *p = b->priv;
 	int rc = mm_check(b, off, 1);
 
+	if (rc == 0 && p->path)
+		rc = mm_make_writable(b, p);
 	if (rc < 0)
 		return rc;
 	p->regs[off / 4u] = val;
@@ -82,6 +130,7 @@ static void mm_close(struct pt_bus *b)
 	if (p) {
 		if (p->map)
 			munmap(p->map, p->maplen);
+		free(p->path);
 		free(p);
 	}
 	b->priv = NULL;
@@ -97,17 +146,22 @@ static const struct pt_bus_ops mm_ops = {
 	.close = mm_close,
 };
 
-static int map_file(const char *path, const char *device, uint64_t offset, struct pt_bus **out,
-		    char *msg, size_t msglen)
+/* How map_file maps: privately (writes stay in the process), or shared,
+ * read-only until the first write. */
+enum map_mode { MAP_COPY, MAP_SHARED_LAZY };
+
+static int map_file(const char *path, const char *what, const char *device, uint64_t offset,
+		    enum map_mode mode, struct pt_bus **out, char *msg, size_t msglen)
 {
 	long pagesz = sysconf(_SC_PAGESIZE);
-	uint64_t page = (uint64_t)(pagesz > 0 ? pagesz : 4096);
+	uint64_t page = (uint64_t)(pagesz > 0 ? pagesz : 4096), size;
 	uint64_t start = offset - offset % page;
+	size_t maplen = (size_t)(offset - start) + PT_COMP_SPAN;
 	struct mm_priv *p;
 	struct pt_bus *b;
 	struct stat st;
 	void *map;
-	int fd, rc;
+	int fd, err;
 
 	*out = NULL;
 	if (offset % 4u != 0) {
@@ -115,61 +169,64 @@ static int map_file(const char *path, const char *device, uint64_t offset, struc
 			 (unsigned long long)offset);
 		return -EINVAL;
 	}
-	fd = open(path, O_RDWR | O_SYNC | O_CLOEXEC);
+	fd = pt_util_open_file(path, what, UINT64_MAX, &size, msg, msglen);
 	if (fd < 0) {
-		rc = -errno;
-		snprintf(msg, msglen, "%s: cannot open: %s%s", path, strerror(errno),
-			 errno == EACCES ? " (mapping a BAR needs root)" : "");
-		return rc;
+		if (fd == -EACCES && mode == MAP_SHARED_LAZY)
+			snprintf(msg + strlen(msg), msglen - strlen(msg), " (mapping a BAR needs root)");
+		return fd;
 	}
-	if (fstat(fd, &st) < 0) {
-		rc = -errno;
-		snprintf(msg, msglen, "%s: %s", path, strerror(errno));
-		close(fd);
-		return rc;
-	}
-	if (!S_ISREG(st.st_mode) || st.st_size < 0 || (uint64_t)st.st_size < PT_COMP_SPAN ||
-	    offset > (uint64_t)st.st_size - PT_COMP_SPAN) {
+	if (size < PT_COMP_SPAN || offset > size - PT_COMP_SPAN || fstat(fd, &st) < 0) {
 		snprintf(msg, msglen,
-			 "%s: the 64 KiB of the component at offset 0x%llX do not fit in its %lld "
+			 "%s: the 64 KiB of the component at offset 0x%llX do not fit in its %llu "
 			 "bytes",
-			 path, (unsigned long long)offset, (long long)st.st_size);
+			 path, (unsigned long long)offset, (unsigned long long)size);
 		close(fd);
 		return -ERANGE;
 	}
-	map = mmap(NULL, (size_t)(offset - start) + PT_COMP_SPAN, PROT_READ | PROT_WRITE,
-		   MAP_SHARED, fd, (off_t)start);
-	if (map == MAP_FAILED) {
-		rc = -errno;
-		snprintf(msg, msglen, "%s: cannot map 64 KiB at offset 0x%llX: %s", path,
-			 (unsigned long long)offset, strerror(errno));
-		close(fd);
-		return rc;
-	}
+	if (mode == MAP_COPY)
+		map = mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, (off_t)start);
+	else
+		map = mmap(NULL, maplen, PROT_READ, MAP_SHARED, fd, (off_t)start);
+	err = errno;
 	close(fd);
+	if (map == MAP_FAILED) {
+		snprintf(msg, msglen, "%s: cannot map 64 KiB at offset 0x%llX: %s", path,
+			 (unsigned long long)offset, strerror(err));
+		return -err;
+	}
 	p = calloc(1, sizeof(*p));
 	b = p ? pt_bus_alloc(&mm_ops, device) : NULL;
+	if (b && mode == MAP_SHARED_LAZY && !(p->path = strdup(path))) {
+		pt_bus_close(b);
+		b = NULL;
+	}
 	if (!b) {
-		munmap(map, (size_t)(offset - start) + PT_COMP_SPAN);
+		munmap(map, maplen);
 		free(p);
 		snprintf(msg, msglen, "%s: out of memory", device);
 		return -ENOMEM;
 	}
 	p->map = map;
-	p->maplen = (size_t)(offset - start) + PT_COMP_SPAN;
+	p->maplen = maplen;
+	p->start = start;
+	p->st_dev = st.st_dev;
+	p->st_ino = st.st_ino;
 	p->regs = (volatile uint32_t *)(void *)((unsigned char *)map + (offset - start));
 	b->priv = p;
 	*out = b;
 	return 0;
 }
 
-int pt_bus_open_mmap_file(const char *path, uint64_t offset, struct pt_bus **out, char *msg,
-			  size_t msglen)
+int pt_bus_open_mmap_file(const char *path, uint64_t offset, unsigned flags, struct pt_bus **out,
+			  char *msg, size_t msglen)
 {
 	char dev[sizeof(((struct pt_bus *)0)->device)];
+	bool write = flags & PT_BUS_MMAP_WRITE;
 
-	snprintf(dev, sizeof(dev), "mmap:%s@0x%llX", path, (unsigned long long)offset);
-	return map_file(path, dev, offset, out, msg, msglen);
+	snprintf(dev, sizeof(dev), "mmap:%s@0x%llX%s", path, (unsigned long long)offset,
+		 write ? ",rw" : "");
+	return map_file(path, "file to map", dev, offset, write ? MAP_SHARED_LAZY : MAP_COPY, out,
+			msg, msglen);
 }
 
 /* Parse an unsigned hex number of the spec: 1..maxdigits digits,
@@ -266,5 +323,5 @@ int pt_bus_open_pci(const char *spec, struct pt_bus **out, char *msg, size_t msg
 			 (unsigned long long)bar, path, strerror(errno));
 		return rc;
 	}
-	return map_file(path, device, off, out, msg, msglen);
+	return map_file(path, "PCI BAR", device, off, MAP_SHARED_LAZY, out, msg, msglen);
 }

@@ -17,6 +17,15 @@
 #include <ini.h>
 
 #include "env/env_priv.h"
+#include "util/pt_util.h"
+
+/* What a scenario file may be (docs/scenarios.md): at most this many
+ * bytes, and lines of at most this many characters, the line end (LF or
+ * CR LF) not counted.  libinih's line buffer holds the longest line and
+ * its NUL. */
+#define SCENARIO_MAX_BYTES (1u << 20)
+#define SCENARIO_MAX_LINE 199
+_Static_assert(SCENARIO_MAX_LINE + 1 <= INI_MAX_LINE, "libinih must hold the longest line");
 
 /* ---- presets --------------------------------------------------------- */
 
@@ -380,26 +389,26 @@ static char *reader(char *str, int num, void *stream)
 	const char *t = c->text + c->pos;
 	if (!*t)
 		return NULL;
+	size_t full = strcspn(t, "\n"), n = full;
+	if (n > 0 && t[n - 1] == '\r')
+		n--;
+	c->pos += full + (t[full] == '\n');
+	c->line++;
 	/* leading blanks are dropped so that an indented line is never taken
 	 * for a continuation of the previous value */
-	while (*t == ' ' || *t == '\t')
-		t++;
-	size_t n = strcspn(t, "\n");
-	c->line++;
-	if (n + 2 > (size_t)num) {
+	size_t lead = strspn(t, " \t");
+	lead = lead < n ? lead : n;
+	if (n > SCENARIO_MAX_LINE || n - lead + 1 > (size_t)num) {
 		if (!c->err) {
 			snprintf(c->msg, c->msglen, "%s:%d: line longer than %d characters",
-				 c->origin, c->line, num - 2);
+				 c->origin, c->line, SCENARIO_MAX_LINE);
 			c->err = -EINVAL;
 		}
-		str[0] = '\n';
-		str[1] = 0;
+		str[0] = 0;
 	} else {
-		memcpy(str, t, n);
-		str[n] = '\n';
-		str[n + 1] = 0;
+		memcpy(str, t + lead, n - lead);
+		str[n - lead] = 0;
 	}
-	c->pos = (size_t)(t - c->text) + n + (t[n] == '\n');
 	return str;
 }
 
@@ -712,13 +721,15 @@ int pte_scenario_check(const struct pte_scenario *s, char *msg, size_t msglen)
 {
 	const struct ptm_generics *g = &s->g;
 	char pre[256];
-	int rc = ptm_generics_check(g, msg, msglen);
+	uint32_t which;
+	int rc = ptm_generics_check_which(g, &which, msg, msglen);
 	if (rc) {
-		/* name the line of the generic the model complains about */
+		/* name the line of the generic the model complains about (the
+		 * latest one set, when the rule is about several) */
 		char tmp[512];
 		unsigned best = 0;
 		for (size_t i = 0; i < NKEYS; i++)
-			if (keys[i].sect == S_GEN && s->line_gen[i] && strstr(msg, keys[i].name) &&
+			if (keys[i].sect == S_GEN && (which >> (keys[i].off / sizeof(unsigned)) & 1u) &&
 			    s->line_gen[i] > best)
 				best = s->line_gen[i];
 		snprintf(tmp, sizeof(tmp), "%s", msg);
@@ -772,7 +783,17 @@ int pte_scenario_check(const struct pte_scenario *s, char *msg, size_t msglen)
 	return 0;
 }
 
+static int load(const char *spec, struct pte_scenario *s, char *msg, size_t msglen);
+
 int pte_scenario_load(const char *spec, struct pte_scenario *s, char *msg, size_t msglen)
+{
+	int rc = load(spec, s, msg, msglen);
+	if (rc < 0) /* names and values from the file may hold control characters */
+		pt_util_oneline(msg, msglen);
+	return rc;
+}
+
+static int load(const char *spec, struct pte_scenario *s, char *msg, size_t msglen)
 {
 	int rc;
 	pte_scenario_default(s);
@@ -788,55 +809,23 @@ int pte_scenario_load(const char *spec, struct pte_scenario *s, char *msg, size_
 		if (rc)
 			return rc;
 	} else {
-		FILE *f = fopen(spec, "r");
-		if (!f) {
-			int e = errno;
-			if (!strchr(spec, '/') && !strchr(spec, '.')) {
-				char list[512] = "";
-				for (size_t i = 0; i < NPRESETS; i++) {
-					strncat(list, i ? ", " : "", sizeof(list) - strlen(list) - 1);
-					strncat(list, presets[i].name, sizeof(list) - strlen(list) - 1);
-				}
-				snprintf(msg, msglen,
-					 "sim:%s: no such preset or scenario file (presets: %s)", spec,
-					 list);
-			} else {
-				snprintf(msg, msglen, "%s: cannot open scenario file: %s", spec,
-					 strerror(e));
+		char *buf;
+		size_t len;
+		rc = pt_util_read_file(spec, "scenario file", SCENARIO_MAX_BYTES, &buf, &len, msg,
+				       msglen);
+		if (rc == -ENOENT && !strchr(spec, '/') && !strchr(spec, '.')) {
+			/* a word that is no file was meant as a preset */
+			char list[512] = "";
+			for (size_t i = 0; i < NPRESETS; i++) {
+				strncat(list, i ? ", " : "", sizeof(list) - strlen(list) - 1);
+				strncat(list, presets[i].name, sizeof(list) - strlen(list) - 1);
 			}
-			return e == ENOENT ? -ENOENT : -e;
+			snprintf(msg, msglen, "sim:%s: no such preset or scenario file (presets: %s)",
+				 spec, list);
 		}
-		size_t cap = 4096, len = 0;
-		char *buf = malloc(cap);
-		size_t n;
-		while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
-			len += n;
-			if (len + 1 >= cap) {
-				if (cap >= (1u << 20)) {
-					free(buf);
-					fclose(f);
-					snprintf(msg, msglen, "%s: scenario file larger than 1 MiB",
-						 spec);
-					return -EFBIG;
-				}
-				char *nb = realloc(buf, cap * 2);
-				if (!nb) {
-					free(buf);
-					buf = NULL;
-					break;
-				}
-				buf = nb;
-				cap *= 2;
-			}
-		}
-		int ferr = ferror(f);
-		fclose(f);
-		if (!buf) {
-			snprintf(msg, msglen, "%s: out of memory", spec);
-			return -ENOMEM;
-		}
-		buf[len] = 0;
-		if (ferr || memchr(buf, 0, len)) {
+		if (rc < 0)
+			return rc;
+		if (memchr(buf, 0, len)) {
 			free(buf);
 			snprintf(msg, msglen, "%s: not a text file", spec);
 			return -EINVAL;

@@ -5,17 +5,6 @@
 
 #include <string.h>
 
-static inline uint32_t bin2gray(uint32_t b) { return b ^ (b >> 1); }
-
-static inline uint32_t gray2bin(uint32_t g)
-{
-	g ^= g >> 16;
-	g ^= g >> 8;
-	g ^= g >> 4;
-	g ^= g >> 2;
-	g ^= g >> 1;
-	return g;
-}
 
 static void reset_regs(struct ptm_asfifo *f)
 {
@@ -86,11 +75,11 @@ int asfifo_wr_edge(struct ptm_asfifo *f, int arst, int wr_en, const struct ptm_f
 	}
 	uint32_t next = (f->wr_cnt + (uint32_t)allow) & f->ptr_mask;
 	f->full_reg = (uint8_t)((next ^ f->rd_synced_reg) == f->items);
-	uint32_t wg = bin2gray(f->wr_cnt);
+	uint32_t wg = asfifo_bin2gray(f->wr_cnt);
 	if (wg != f->wr_in_gray)
 		f->rd_quiet = 0;
 	f->wr_in_gray = wg;
-	f->rd_synced_reg = gray2bin(f->rsync[2]);
+	f->rd_synced_reg = asfifo_gray2bin(f->rsync[2]);
 	f->rsync[2] = f->rsync[1];
 	f->rsync[1] = f->rsync[0];
 	f->rsync[0] = f->rd_in_gray;
@@ -129,7 +118,7 @@ int asfifo_rd_edge(struct ptm_asfifo *f, int arst, int rd, struct ptm_fifo_entry
 		f->dout_reg = f->mem[f->rd_cnt_mem & f->mem_mask];
 		f->vld_reg = (uint8_t)ram_vld;
 	}
-	uint32_t rg = bin2gray(f->rd_cnt);
+	uint32_t rg = asfifo_bin2gray(f->rd_cnt);
 	if (rg != f->rd_in_gray)
 		f->wr_quiet = 0;
 	f->rd_in_gray = rg;
@@ -137,7 +126,7 @@ int asfifo_rd_edge(struct ptm_asfifo *f, int arst, int rd, struct ptm_fifo_entry
 		f->rd_cnt = (f->rd_cnt + 1) & f->ptr_mask;
 		f->rd_cnt_mem = (f->rd_cnt_mem + 1) & f->mem_mask;
 	}
-	f->wr_synced_reg = gray2bin(f->wsync[2]);
+	f->wr_synced_reg = asfifo_gray2bin(f->wsync[2]);
 	f->wsync[2] = f->wsync[1];
 	f->wsync[1] = f->wsync[0];
 	f->wsync[0] = f->wr_in_gray;
@@ -152,8 +141,8 @@ void asfifo_rd_requiet(struct ptm_asfifo *f)
 {
 	uint32_t g = f->wr_in_gray;
 	f->rd_quiet = (uint8_t)(!f->no_quiet && f->rd_rff == 0 && f->wsync[0] == g && f->wsync[1] == g &&
-				f->wsync[2] == g && f->wr_synced_reg == gray2bin(g) &&
-				f->rd_in_gray == bin2gray(f->rd_cnt) && f->rd_cnt == f->wr_synced_reg &&
+				f->wsync[2] == g && f->wr_synced_reg == asfifo_gray2bin(g) &&
+				f->rd_in_gray == asfifo_bin2gray(f->rd_cnt) && f->rd_cnt == f->wr_synced_reg &&
 				!f->vld_reg && !f->vld_reg2);
 }
 
@@ -164,7 +153,7 @@ int asfifo_wr_settled(const struct ptm_asfifo *f, int arst)
 	uint32_t g = f->rd_in_gray;
 	if (f->rsync[0] != g || f->rsync[1] != g || f->rsync[2] != g)
 		return 0;
-	if (f->rd_synced_reg != gray2bin(g) || f->wr_in_gray != bin2gray(f->wr_cnt))
+	if (f->rd_synced_reg != asfifo_gray2bin(g) || f->wr_in_gray != asfifo_bin2gray(f->wr_cnt))
 		return 0;
 	return f->full_reg == (uint8_t)((f->wr_cnt ^ f->rd_synced_reg) == f->items);
 }

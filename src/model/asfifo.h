@@ -27,6 +27,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The pointers cross in Gray code. */
+static inline uint32_t asfifo_bin2gray(uint32_t b) { return b ^ (b >> 1); }
+
+static inline uint32_t asfifo_gray2bin(uint32_t g)
+{
+	g ^= g >> 16;
+	g ^= g >> 8;
+	g ^= g >> 4;
+	g ^= g >> 2;
+	g ^= g >> 1;
+	return g;
+}
+
 struct ptm_fifo_entry {
 	uint64_t delta;
 	uint16_t index;
@@ -102,6 +115,38 @@ static inline int asfifo_valid(const struct ptm_asfifo *f) { return f->vld_reg2;
 static inline const struct ptm_fifo_entry *asfifo_head(const struct ptm_asfifo *f)
 {
 	return &f->dout_reg2;
+}
+
+/* The write side is out of reset and the read pointer's synchroniser
+ * holds the read pointer (no read edge since a few write edges). */
+static inline int asfifo_wr_sync_settled(const struct ptm_asfifo *f)
+{
+	const uint32_t g = f->rd_in_gray;
+	return !f->wr_rff && f->rsync[0] == g && f->rsync[1] == g && f->rsync[2] == g &&
+	       f->rd_synced_reg == asfifo_gray2bin(g);
+}
+
+/* asfifo_wr_edge(f, 0, wr_en, data, dropped) when asfifo_wr_sync_settled():
+ * the synchroniser's shift is a no-op, what is left is the write. */
+static inline int asfifo_wr_edge_settled(struct ptm_asfifo *f, int wr_en,
+					 const struct ptm_fifo_entry *data, int *dropped)
+{
+	const int allow = wr_en && !f->full_reg;
+	*dropped = wr_en && f->full_reg;
+	f->in_reset = 0;
+	if (allow) {
+		f->mem[f->wr_cnt & f->mem_mask] = *data;
+		f->accepted++;
+	}
+	const uint32_t next = (f->wr_cnt + (uint32_t)allow) & f->ptr_mask;
+	f->full_reg = (uint8_t)((next ^ f->rd_synced_reg) == f->items);
+	const uint32_t wg = asfifo_bin2gray(f->wr_cnt);
+	if (allow || wg != f->wr_in_gray)
+		f->rd_quiet = 0; /* the LUT output or the pointer may change */
+	f->wr_in_gray = wg;
+	f->wr_cnt = next;
+	f->wr_quiet = (uint8_t)(!wr_en && !f->no_quiet && !allow);
+	return allow;
 }
 
 /* Nothing changes at further write edges without writes and without

@@ -15,17 +15,6 @@
 
 #include <string.h>
 
-uint8_t ptm_aux_band(unsigned v, unsigned capacity)
-{
-	if (v == 0)
-		return 1;
-	if (v <= capacity / 8)
-		return 2;
-	if (v <= capacity / 2)
-		return 4;
-	return 8;
-}
-
 /* ADATAIN at a tick: the link configuration and the free counts of this
  * edge, the window minimums as they are before the edge. */
 static void capture(struct ptm_ep *e, const struct ptm_pcie_in *in)
@@ -164,16 +153,21 @@ int ptm_aux_mi_quiet(const struct ptm_ep *e)
 	       h->en_q3 == h->en_q2 && h->en_q == h->en_q3 && h->ack_d1 == h->b_ack;
 }
 
-void ptm_aux_pcie_ticks(struct ptm_ep *e, const struct ptm_pcie_in *in)
+void ptm_aux_pcie_edges(struct ptm_ep *e, const struct ptm_generics *g, const struct ptm_pcie_in *in,
+			uint64_t n, uint64_t tick1, uint64_t period, uint8_t tb, uint8_t sb)
 {
-	struct ptm_hs *h = &e->hs;
-	const unsigned tag = in->tag_free & PTM_TAG_MASK, stf = in->stfifo_free;
-	if (!h->a_wait) {
-		capture(e, in);
-		h->a_en ^= 1;
-		h->a_wait = 1;
+	uint64_t j = 1, t = tick1; /* the next edge, the next tick (0: none) */
+	while (j <= n) {
+		if (t && t < j) /* period is a power of two */
+			t += (j - t + period - 1) & ~(period - 1);
+		const int tick = t == j;
+		if (!tick && ptm_aux_pcie_settled(e, in, tb, sb)) {
+			if (!t || t > n)
+				return;
+			j = t;
+			continue;
+		}
+		ptm_aux_pcie_edge(e, g, in, tick);
+		j++;
 	}
-	/* en_d1 follows a_en on the next edge, which the caller always runs. */
-	e->tag_win_min = (uint16_t)tag;
-	e->stf_win_min = (uint16_t)stf;
 }

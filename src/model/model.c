@@ -9,7 +9,6 @@
  */
 #include "model/model_priv.h"
 #include "model/probe_priv.h"
-#include "model/asfifo.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -21,8 +20,6 @@
  * the longest chain is an input register plus three flops plus the
  * FIFO's output registers. */
 #define PTM_MI_SETTLE 16
-/* The same for the PCIe side of the status handshake (b_ack path). */
-#define PTM_PCIE_SETTLE 6
 
 static void probe_generics(const struct ptm_model *m, int dma, struct ptm_probe_generics *pg)
 {
@@ -56,7 +53,12 @@ int ptm_model_new(const struct ptm_generics *g, ptm_model **out, char *msg, size
 		return rc;
 	struct ptm_derived d;
 	ptm_generics_derive(g, &d);
-	struct ptm_model *m = calloc(1, sizeof(*m) + 2 * (size_t)d.entries * sizeof(uint64_t));
+	/* the endpoints sit on cache lines of their own (see struct ptm_ep) */
+	size_t size = sizeof(struct ptm_model) + 2 * (size_t)d.entries * sizeof(uint64_t);
+	size = (size + 63) / 64 * 64;
+	struct ptm_model *m = aligned_alloc(64, size);
+	if (m)
+		memset(m, 0, size);
 	if (!m) {
 		snprintf(msg, msglen, "model: out of memory");
 		return -ENOMEM;
@@ -130,46 +132,59 @@ void ptm_pcie_edge(ptm_model *m, unsigned ep, const struct ptm_pcie_in *in)
 	struct ptm_probe_clk_out o;
 	ptm_probe_clk(e->probe[0], in->rst, in->bus, pcie_brake(e, in), &o);
 	ptm_aux_pcie_edge(e, &m->g, in, o.drain_tick);
-	m->mi_quiet = 0;
-	if ((in->rst != 0) != m->pcie_rst[ep])
-		m->pcie_quiet[ep] = 0;
-	m->pcie_rst[ep] = in->rst != 0;
-	m->pcie_quiet[ep]++;
+	e->mi_dirty = 1;
 }
 
+/*
+ * The probe and the status path are independent within a batch but for
+ * two things: the probe's BRAKE input carries the band registers as they
+ * are before each edge (the old bands at edge 1, these inputs' bands
+ * after it), and the status path sees the probe's DRAIN_TICKs, which a
+ * running probe gives every DRAIN_PERIOD edges from a known edge on.
+ */
 void ptm_pcie_edges(ptm_model *m, unsigned ep, const struct ptm_pcie_in *in, uint64_t n)
 {
 	if (ep >= m->nep || n == 0)
 		return;
 	struct ptm_ep *e = &m->ep[ep];
-	/* Single edges until the band registers hold the band of these inputs
-	 * and the handshake's acknowledge path has settled. */
-	ptm_pcie_edge(m, ep, in);
-	n--;
-	while (n && m->pcie_quiet[ep] < PTM_PCIE_SETTLE) {
+	ptm_probe *p = e->probe[0];
+	int mi_reset = ptm_probe_mi_reset(p);
+	/* a probe still in reset after MI_RESET fell ticks at an edge that
+	 * depends on its synchroniser: single edges until it runs */
+	while (n && !in->rst && mi_reset == 1) {
 		ptm_pcie_edge(m, ep, in);
 		n--;
+		mi_reset = ptm_probe_mi_reset(p);
 	}
-	if (n >= 2) {
-		/* The edges in between see constant inputs: the window minimum
-		 * already holds min(window, input), so a tick captures it as it
-		 * is; the first tick sends when the handshake is ready, later ones
-		 * find it waiting for an acknowledge that needs MI edges. */
-		uint64_t k = n - 1;
-		/* Without a tick among them and with the handshake's enable
-		 * register caught up, the last edge changes nothing of the
-		 * status path either: it joins the batch. */
-		if (!in->rst && e->hs.en_d1 == e->hs.a_en &&
-		    n <= ptm_probe_edges_to_tick(e->probe[0]))
-			k = n;
-		uint64_t ticks = ptm_probe_clk_batch(e->probe[0], in->rst, in->bus, pcie_brake(e, in), k);
-		if (ticks && !in->rst)
-			ptm_aux_pcie_ticks(e, in);
-		m->pcie_quiet[ep] += k;
-		n -= k;
-	}
-	if (n)
+	if (!n)
+		return;
+	e->mi_dirty = 1;
+	if (in->rst || mi_reset) {
+		/* in reset: only the first edge may tick, the status path is
+		 * reset by that edge (RESET) or has no tick to send */
 		ptm_pcie_edge(m, ep, in);
+		if (--n) {
+			ptm_probe_clk_batch(p, in->rst, in->bus, pcie_brake(e, in), n);
+			if (!in->rst)
+				ptm_aux_pcie_edges(e, &m->g, in, n, 0, 0,
+						   ptm_aux_band(in->tag_free & PTM_TAG_MASK,
+								m->g.tag_capacity),
+						   ptm_aux_band(in->stfifo_free, m->g.stfifo_capacity));
+		}
+		return;
+	}
+	const uint64_t tick1 = ptm_probe_edges_to_tick(p) + 1;
+	const uint8_t tb = ptm_aux_band(in->tag_free & PTM_TAG_MASK, m->g.tag_capacity);
+	const uint8_t sb = ptm_aux_band(in->stfifo_free, m->g.stfifo_capacity);
+	const uint32_t brake = (uint32_t)(in->brake & 0x3f) | (uint32_t)tb << 6 | (uint32_t)sb << 10;
+	if (e->tag_band != tb || e->stf_band != sb) {
+		ptm_probe_clk_batch2(p, in->bus, pcie_brake(e, in), brake, n);
+	} else {
+		ptm_probe_clk_batch(p, 0, in->bus, brake, n);
+		if (tick1 > n && ptm_aux_pcie_settled(e, in, tb, sb))
+			return; /* the status path has nothing to do */
+	}
+	ptm_aux_pcie_edges(e, &m->g, in, n, tick1, m->g.drain_period, tb, sb);
 }
 
 /* ------------------------------------------------------------------ */
@@ -179,7 +194,7 @@ void ptm_dma_edge(ptm_model *m, int rst, const struct ptm_bus_in *bus)
 {
 	for (unsigned e = 0; e < m->nep; e++)
 		ptm_probe_clk(m->ep[e].probe[1], rst, &bus[e * m->dma_buses], 0, NULL);
-	m->mi_quiet = 0;
+	m->dma_dirty = 1;
 }
 
 void ptm_dma_edges(ptm_model *m, int rst, const struct ptm_bus_in *bus, uint64_t n)
@@ -188,17 +203,32 @@ void ptm_dma_edges(ptm_model *m, int rst, const struct ptm_bus_in *bus, uint64_t
 		return;
 	for (unsigned e = 0; e < m->nep; e++)
 		ptm_probe_clk_batch(m->ep[e].probe[1], rst, &bus[e * m->dma_buses], 0, n);
-	m->mi_quiet = 0;
+	m->dma_dirty = 1;
 }
 
 /* ------------------------------------------------------------------ */
 /* MI clock                                                            */
+
+/* Edges of the other domains since the last MI edge restart mi_quiet
+ * (they set flags of their own, so that they share no state). */
+static void mi_see_others(struct ptm_model *m)
+{
+	uint8_t any = m->dma_dirty;
+	for (unsigned e = 0; e < m->nep; e++) {
+		any |= m->ep[e].mi_dirty;
+		m->ep[e].mi_dirty = 0;
+	}
+	m->dma_dirty = 0;
+	if (any)
+		m->mi_quiet = 0;
+}
 
 void ptm_mi_edge(ptm_model *m, const struct ptm_mi_in *in, struct ptm_mi_out *out)
 {
 	struct ptm_acc_stream tx[PTM_MAX_STREAMS];
 	const int rst = in->rst != 0;
 
+	mi_see_others(m);
 	for (unsigned s = 0; s < m->nstreams; s++) {
 		struct ptm_probe_mi_out o;
 		ptm_probe_tx(m->ep[s / 2].probe[s % 2], &o);
@@ -225,10 +255,8 @@ void ptm_mi_edge(ptm_model *m, const struct ptm_mi_in *in, struct ptm_mi_out *ou
 	for (unsigned s = 0; s < m->nstreams; s++)
 		ptm_probe_mi_clk(m->ep[s / 2].probe[s % 2], rst, m->regs.flag_tgl, (int)s == sel,
 				 NULL);
-	for (unsigned e = 0; e < m->nep; e++) {
+	for (unsigned e = 0; e < m->nep; e++)
 		ptm_aux_mi_edge(&m->ep[e], rst, clear_min);
-		m->pcie_quiet[e] = 0;
-	}
 
 	if (rst != m->mi_rst || in->rd || in->wr)
 		m->mi_quiet = 0;
@@ -270,162 +298,13 @@ static int streams_idle(const struct ptm_model *m)
 	return 1;
 }
 
-/*
- * Drain run: up to n idle MI edges (MI_RESET = 0) on a settled MI side
- * (mi_settled) while the ACC adds deltas (IDLE/RD/ADD/WR).  No edge of
- * another domain comes in between, so the write pointers stay where they
- * are and each probe's MI edge only moves its FIFO's read side: that and
- * the ACC are stepped here with the registers that matter, without the
- * synchronisers, the register block or the status path (all settled; an
- * idle edge leaves them as they are).  Exactly what ptm_mi_edge() would do
- * edge by edge (test_model_props compares the two).  Stops early once the
- * ACC is idle and every FIFO is empty with nothing in its output
- * registers; returns the number of edges done (0 = not applicable).
- */
-static inline __attribute__((always_inline)) uint64_t mi_drain_n(struct ptm_model *m, uint64_t n,
-								   const unsigned ns)
-{
-	struct ptm_acc *a = &m->acc;
-	const struct ptm_regs *r = &m->regs;
-	if (a->state > PTM_ACC_WR || a->snap_req || a->clear_req || m->mi_rst || r->cmd_snap ||
-	    r->cmd_clear || r->cmd_mark)
-		return 0;
-	struct ptm_asfifo *f[PTM_MAX_STREAMS];
-	uint32_t avail[PTM_MAX_STREAMS], gray0[PTM_MAX_STREAMS];
-	uint64_t pops[PTM_MAX_STREAMS];
-	uint8_t moved[PTM_MAX_STREAMS];
-	for (unsigned s = 0; s < ns; s++) {
-		f[s] = ptm_probe_mi_drain_fifo(m->ep[s / 2].probe[s % 2], m->regs.flag_tgl);
-		if (!f[s])
-			return 0;
-		avail[s] = (f[s]->wr_synced_reg - f[s]->rd_cnt) & f[s]->ptr_mask;
-		gray0[s] = f[s]->rd_in_gray;
-		pops[s] = 0;
-		moved[s] = 0;
-	}
-	const unsigned amask = 2 * a->entries - 1;
-	uint64_t done = 0;
-	unsigned empty = 0;
-	while (done < n) {
-		if (a->state == PTM_ACC_IDLE) {
-			unsigned any = 0;
-			for (unsigned s = 0; s < ns; s++)
-				any |= f[s]->vld_reg2 | f[s]->vld_reg | avail[s];
-			/* Nothing to add: two more edges load the (not valid)
-			 * output registers and the read pointer register; after
-			 * them an edge changes nothing here. */
-			if (!any && ++empty > 2) {
-				done = n;
-				break;
-			}
-		}
-		/* What the streams present before the edge (the output
-		 * register last seen valid, see ptm_mi_edge). */
-		for (unsigned s = 0; s < ns; s++)
-			if (f[s]->vld_reg2) {
-				m->tx_last[s].index = f[s]->dout_reg2.index;
-				m->tx_last[s].delta = f[s]->dout_reg2.delta;
-			}
-		int rdsel = -1;
-		switch (a->state) {
-		case PTM_ACC_IDLE:
-		case PTM_ACC_WR:
-			if (a->state == PTM_ACC_WR)
-				a->mem[a->addr] = a->sum;
-			a->state = PTM_ACC_IDLE;
-			for (unsigned i = 1; i <= ns; i++) {
-				unsigned j = (a->sel + i) % ns;
-				if (f[j]->vld_reg2) {
-					a->sel = j;
-					a->state = PTM_ACC_RD;
-					break;
-				}
-			}
-			break;
-		case PTM_ACC_RD: {
-			unsigned s = a->sel;
-			unsigned addr = (a->stream_base[s] + m->tx_last[s].index) & amask;
-			a->pa_dout = a->mem[addr];
-			a->addr = addr;
-			a->data = m->tx_last[s].delta;
-			a->state = PTM_ACC_ADD;
-			rdsel = (int)s;
-			break;
-		}
-		default: /* PTM_ACC_ADD */
-			a->sum = (a->pa_dout + a->data) & a->cnt_mask;
-			a->state = PTM_ACC_WR;
-			break;
-		}
-		/* The read side of every FIFO (asfifo_rd_edge without reset,
-		 * with the write pointer synchronised). */
-		for (unsigned s = 0; s < ns; s++) {
-			struct ptm_asfifo *q = f[s];
-			const int rd = (int)s == rdsel;
-			if (rd && q->vld_reg2)
-				pops[s]++;
-			uint32_t rg = q->rd_cnt ^ (q->rd_cnt >> 1);
-			if (rg != q->rd_in_gray) {
-				q->rd_in_gray = rg;
-				moved[s] = 1;
-			}
-			if (rd || !q->vld_reg2) {
-				q->dout_reg2 = q->dout_reg;
-				q->vld_reg2 = q->vld_reg;
-				q->dout_reg = q->mem[q->rd_cnt_mem & q->mem_mask];
-				q->vld_reg = avail[s] != 0;
-				if (avail[s]) {
-					q->rd_cnt = (q->rd_cnt + 1) & q->ptr_mask;
-					q->rd_cnt_mem = (q->rd_cnt_mem + 1) & q->mem_mask;
-					avail[s]--;
-				}
-			}
-		}
-		done++;
-	}
-	for (unsigned s = 0; s < ns; s++) {
-		struct ptm_asfifo *q = f[s];
-		q->gone += pops[s];
-		ptm_probe_mi_drained(m->ep[s / 2].probe[s % 2], pops[s]);
-		if (moved[s] || q->rd_in_gray != gray0[s])
-			q->wr_quiet = 0;
-		asfifo_rd_requiet(q);
-	}
-	if (done) {
-		/* The register block and the status path do not depend on the
-		 * ACC or the FIFOs on idle edges (no read, no write, no command
-		 * pulse, no reset), and reach a fixed point within a few edges:
-		 * the same edges after the others give the same state. */
-		if (m->mi_quiet < PTM_MI_SETTLE) {
-			const struct ptm_mi_in idle = {0};
-			uint64_t k = done < PTM_MI_SETTLE ? done : PTM_MI_SETTLE;
-			for (uint64_t i = 0; i < k; i++) {
-				ptm_regs_edge(m, &idle, a->rd_data);
-				for (unsigned e = 0; e < m->nep; e++)
-					ptm_aux_mi_edge(&m->ep[e], 0, 0);
-			}
-		}
-		for (unsigned e = 0; e < m->nep; e++)
-			m->pcie_quiet[e] = 0;
-		m->mi_quiet = m->mi_quiet + done < m->mi_quiet ? UINT64_MAX : m->mi_quiet + done;
-	}
-	return done;
-}
-
-/* One endpoint (two streams) with constant loop bounds. */
-static uint64_t mi_drain(struct ptm_model *m, uint64_t n)
-{
-	if (m->nstreams == 2)
-		return mi_drain_n(m, n, 2);
-	return mi_drain_n(m, n, m->nstreams);
-}
-
 void ptm_mi_idle_edges(ptm_model *m, int rst, uint64_t n)
 {
 	struct ptm_mi_in in = {.rst = (uint8_t)(rst != 0)};
+	mi_see_others(m);
 	while (n) {
 		if (!in.rst) {
-			uint64_t k = mi_drain(m, n);
+			uint64_t k = ptm_mi_drain(m, n);
 			if (k) {
 				n -= k;
 				continue;

@@ -49,8 +49,12 @@ struct ptm_hs {
 	struct ptm_aux_word bdata;
 };
 
+/* One endpoint.  The PCIe-clock part is written only by the endpoint's
+ * PCIe edges (and by MI edges), so that two endpoints' PCIe edges may run
+ * on two threads; a cache line of its own keeps them apart. */
 struct ptm_ep {
-	ptm_probe *probe[2];       /* 0 = PCIe clock probe, 1 = DMA clock probe */
+	_Alignas(64) ptm_probe *probe[2]; /* 0 = PCIe clock probe, 1 = DMA clock probe */
+	uint8_t mi_dirty;          /* a PCIe edge since the last MI edge */
 	/* PCIe clock */
 	uint8_t tag_band, stf_band;        /* one-hot band registers */
 	uint16_t tag_win_min, stf_win_min; /* window minimum registers */
@@ -79,31 +83,52 @@ struct ptm_model {
 	struct ptm_acc acc;
 	struct ptm_regs regs;
 	uint8_t mi_rst;            /* MI_RESET level of the last MI edge */
+	uint8_t dma_dirty;         /* a DMA edge since the last MI edge */
 	/* MI edges since the last edge of another domain or MI reset change:
 	 * once large, every MI-side synchroniser holds a settled value. */
 	uint64_t mi_quiet;
-	/* PCIe edges per endpoint since the last MI edge (the same for the
-	 * handshake's acknowledge path on the PCIe side). */
-	uint64_t pcie_quiet[PTM_MAX_ENDPOINTS];
-	uint8_t pcie_rst[PTM_MAX_ENDPOINTS]; /* PCIE_RESET of the last edge */
 	struct ptm_acc_stream tx_last[PTM_MAX_STREAMS]; /* FIFO output registers */
 	uint64_t mem[]; /* 2*entries counter words */
 };
 
 /* aux.c */
-uint8_t ptm_aux_band(unsigned v, unsigned capacity);
+/* The one-hot histogram band of a free count: none, up to an eighth, up
+ * to a half, the rest. */
+static inline uint8_t ptm_aux_band(unsigned v, unsigned capacity)
+{
+	return v == 0 ? 1 : v <= capacity / 8 ? 2 : v <= capacity / 2 ? 4 : 8;
+}
 /* PCIe-side part of one PCIe edge after the probe edge (tick = its DRAIN_TICK). */
 void ptm_aux_pcie_edge(struct ptm_ep *e, const struct ptm_generics *g, const struct ptm_pcie_in *in,
 		       int tick);
-/* The effect of one or more DRAIN_TICKs inside a batch of edges with
- * constant inputs, after at least one edge with those inputs and with the
- * acknowledge path settled (see ptm_pcie_edges). */
-void ptm_aux_pcie_ticks(struct ptm_ep *e, const struct ptm_pcie_in *in);
+/* A PCIe edge without tick and reset changes nothing: the acknowledge
+ * path settled, the enable register caught up, the window minimums and
+ * the bands (tb, sb: of these inputs) already hold what the inputs give. */
+static inline int ptm_aux_pcie_settled(const struct ptm_ep *e, const struct ptm_pcie_in *in,
+				       uint8_t tb, uint8_t sb)
+{
+	const struct ptm_hs *h = &e->hs;
+	const unsigned tag = in->tag_free & PTM_TAG_MASK, stf = in->stfifo_free;
+	return h->ack_q == h->ack_q3 && h->ack_q3 == h->ack_q2 && h->ack_q2 == h->ack_q1 &&
+	       h->ack_q1 == h->ack_d1 && h->en_d1 == h->a_en && e->tag_win_min <= tag &&
+	       e->stf_win_min <= stf && e->tag_band == tb && e->stf_band == sb;
+}
+/* n PCIe edges with these inputs (no reset): exactly n calls of
+ * ptm_aux_pcie_edge() with DRAIN_TICK at edges tick1, tick1 + period, ...
+ * (1-based; tick1 = 0: none), in O(ticks).  tb, sb: the bands of the
+ * inputs (ptm_aux_band). */
+void ptm_aux_pcie_edges(struct ptm_ep *e, const struct ptm_generics *g, const struct ptm_pcie_in *in,
+			uint64_t n, uint64_t tick1, uint64_t period, uint8_t tb, uint8_t sb);
 /* MI-side part of one MI edge; clear = CLEAR or clear-marks pulse before the edge. */
 void ptm_aux_mi_edge(struct ptm_ep *e, int rst, int clear);
 /* True when no status word is in flight and the MI side is settled. */
 int ptm_aux_mi_quiet(const struct ptm_ep *e);
 void ptm_aux_init(struct ptm_ep *e);
+
+/* drain.c: up to n idle MI edges (MI_RESET = 0) in one run while the ACC
+ * adds deltas; the number done, 0 when the run does not apply (see the
+ * file). */
+uint64_t ptm_mi_drain(struct ptm_model *m, uint64_t n);
 
 /* regs.c */
 uint32_t ptm_regs_value(const struct ptm_model *m, uint32_t addr);

@@ -15,8 +15,7 @@
  * which is the RTL register by register.  ptm_probe_debug_slow() forces
  * the plain path so that tests can compare the two.
  */
-#include "model/probe_priv.h"
-#include "model/asfifo.h"
+#include "model/probe_impl.h"
 #include "model/util.h"
 
 #include <errno.h>
@@ -26,107 +25,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#define GROUP_SIZE 8
-
-struct step_bus {
-	uint32_t move;    /* words: src & dst */
-	uint32_t hold;    /* MFB stall: src & !dst */
-	uint32_t sof;     /* SOFs of a moving word */
-	uint32_t mvb;     /* MVB items of a moving MVB word */
-	uint32_t mhold;   /* MVB stall */
-	uint32_t items;   /* MFB items of a moving word, mod 2^STEP_WIDTH */
-	uint32_t rmask;   /* regions that carried data in a moving word */
-	uint32_t pad;
-};
-
-struct step {
-	uint32_t ch0;     /* elapsed cycle */
-	uint32_t brake;   /* active BRAKE bits */
-	uint32_t active;  /* buses whose descriptor may be non-zero */
-	uint32_t move;    /* buses that moved a word (frame_open_reg loads) */
-	uint32_t fo_next; /* frame_open of each moving bus */
-	uint32_t pad;
-	struct step_bus bus[PTM_MAX_PROBE_BUSES];
-};
-
-typedef void (*fast_edge_fn)(ptm_probe *p, const struct ptm_bus_in *bus, uint32_t brake);
-
 static fast_edge_fn pick_fast_edge(unsigned nb, unsigned nr);
-static inline void update_hot(ptm_probe *p);
-static inline void update_mi_hot(ptm_probe *p);
-
-struct ptm_probe {
-	struct ptm_probe_generics g;
-	unsigned channels, groups, bus_channels, brake_base;
-	unsigned idx_width, cnt_width, step_width;
-	uint32_t dp_mask;          /* DRAIN_PERIOD-1 */
-	uint32_t rmask_all;        /* REGIONS bits */
-	uint32_t brake_mask;       /* BRAKES bits */
-	uint32_t step_mask;        /* 2^STEP_WIDTH-1 */
-	uint64_t cnt_mask;         /* 2^CNT_WIDTH-1 */
-	uint16_t pos_mask;         /* 2^EOF_POS_WIDTH-1 */
-	/* Region validity walk for REGIONS <= 4, indexed by
-	 * open | sof << 1 | eof << 5: valid regions in bits 3:0, the
-	 * frame_open after the word in bit 4. */
-	uint8_t walk[512];
-	fast_edge_fn fast_edge;     /* specialised common-case edge */
-	/* REGIONS <= 2: the MFB increments of one bus for one word, indexed
-	 * by frame_open | sof << 1 | eof << 1+R | src << 1+2R | dst << 2+2R:
-	 * vtab[idx*8 + i] is added to channel base+i (words, stall, SOFs, 0,
-	 * 0, 0, regions), vaux[idx] = EOFs of valid regions | frame_open
-	 * after the word << 2 | regions with all items << 3 | move << 5,
-	 * all zero unless the word moves. */
-	uint64_t *vtab;
-	uint8_t vaux[128];
-	/* REGIONS <= 2: MVB items and MVB stall of one bus, indexed by
-	 * mvb_vld | mvb_src_rdy << R | mvb_dst_rdy << R+1 */
-	uint64_t mtab[16][2];
-
-	/* inputs that persist between edges */
-	uint8_t rst_in;            /* RESET level */
-	uint8_t mi_rst;            /* MI_RESET level */
-	uint8_t flag_lvl;          /* MI_FLAG_CLR level */
-
-	/* CLK domain */
-	uint8_t rsync;             /* MI_RESET synchroniser, bit2 = output */
-	uint8_t cnt_zero;          /* counters known to be all zero */
-	/* Representation of the counters: 0 = the RTL's (cnt), 1 = "eager",
-	 * cnt + step registers + pending step, used by the fast path, which
-	 * then adds each step once, when it is computed. */
-	uint8_t eager;
-	uint8_t desc_ok;           /* sr and s hold the last two steps */
-	uint8_t slow;              /* testing: never take a shortcut */
-	uint8_t hot;               /* see update_hot() */
-	uint8_t mi_hot;            /* see update_mi_hot() */
-	/* BRAKE steps are added as runs: brake_run edges of brake_run_mask
-	 * not yet in the counters (a brake level usually lasts many edges). */
-	uint32_t brake_run_mask;
-	uint64_t brake_run;
-	uint8_t run, slot;
-	uint32_t pos;
-	uint32_t period;
-	uint32_t frame_open;       /* frame_open_reg, bit per bus */
-	uint8_t wr_en;             /* fifo_wr_en */
-	uint8_t ovf, overrun;      /* fifo_ovf_reg, overrun_reg */
-	uint8_t fq1, fq2, freg;    /* flag-clear synchroniser and edge register */
-	struct ptm_fifo_entry wr_data;
-	/* The step of the inputs of the running batch (ptm_probe_clk_batch:
-	 * the same inputs at every edge), for the given pr and frame_open. */
-	uint8_t memo_on, memo_ok, memo_pr;
-	uint32_t memo_fo;
-	struct step memo;
-	struct step *s;            /* pending step (from the input registers) */
-	struct step *sr;           /* step registers */
-	struct step stepbuf[2];    /* s and sr point here, swapped at each edge */
-
-	/* MI domain */
-	uint8_t oq1, oq2, vq1, vq2; /* FIFO_OVF and OVERRUN synchronisers */
-
-	struct ptm_asfifo fifo;
-	uint64_t *cnt;             /* 8*GROUPS counters */
-	uint64_t *grp_val;         /* GROUPS */
-	struct ptm_probe_stats st;
-};
 
 
 
@@ -196,6 +95,8 @@ static void power_up(ptm_probe *p)
 	memset(p->grp_val, 0, (size_t)p->groups * sizeof(*p->grp_val));
 	p->cnt_zero = 1;
 	p->eager = 0;
+	p->desc_ok = 3;
+	p->lazy = 0;
 	p->brake_run_mask = 0;
 	p->brake_run = 0;
 	memset(&p->st, 0, sizeof(p->st));
@@ -285,6 +186,11 @@ int ptm_probe_new(const struct ptm_probe_generics *g, ptm_probe **out, char *msg
 		return -ENOMEM;
 	}
 	asfifo_init(&p->fifo, items, mem);
+	if (ptm_probe_lazy_init(p) < 0) {
+		ptm_probe_free(p);
+		ptm_einval(msg, msglen, "probe: out of memory");
+		return -ENOMEM;
+	}
 	p->fast_edge = pick_fast_edge(g->buses, g->regions);
 	power_up(p);
 	*out = p;
@@ -299,6 +205,7 @@ void ptm_probe_free(ptm_probe *p)
 	free(p->cnt);
 	free(p->grp_val);
 	free(p->vtab);
+	ptm_probe_lazy_free(p);
 	free(p);
 }
 
@@ -322,8 +229,12 @@ void ptm_probe_stats(const ptm_probe *p, struct ptm_probe_stats *s)
 
 int ptm_probe_in_reset(const ptm_probe *p) { return p->rst_in || (p->rsync & 4); }
 
+int ptm_probe_mi_reset(const ptm_probe *p) { return p->mi_rst ? 2 : p->rsync ? 1 : 0; }
+
 void ptm_probe_debug_slow(ptm_probe *p, int on)
 {
+	if (p->lazy)
+		ptm_probe_lazy_exit(p);
 	p->slow = (uint8_t)(on != 0);
 	update_hot(p);
 	update_mi_hot(p);
@@ -335,21 +246,68 @@ void ptm_probe_debug_slow(ptm_probe *p, int on)
 /* ------------------------------------------------------------------ */
 /* Steps                                                               */
 
-/* Portable popcount: without -mpopcnt __builtin_popcount is a libgcc call. */
-static inline unsigned popc(uint32_t x)
+/* One bus's part of the pending step: open = frame_open_reg bit of the
+ * bus before the word; returns the bit after it in *fo (when the word
+ * moves).  NR is the region count, a constant in the specialised paths. */
+ALWAYS_INLINE void bus_step_n(const ptm_probe *p, int pr, unsigned b, const struct ptm_bus_in *in,
+			      uint32_t open, struct step_bus *sb, uint32_t *fo, const unsigned NR)
 {
-	x = x - ((x >> 1) & 0x55555555u);
-	x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
-	x = (x + (x >> 4)) & 0x0f0f0f0fu;
-	return (x * 0x01010101u) >> 24;
-}
-
-#define ALWAYS_INLINE static inline __attribute__((always_inline))
-
-/* popcount of a value below 16 */
-ALWAYS_INLINE uint32_t popc4(uint32_t x)
-{
-	return (uint32_t)(UINT64_C(0x4332322132212110) >> (4 * x)) & 15u;
+	const uint32_t rm = p->rmask_all;
+	uint32_t src = pr ? 0 : in->src_rdy & 1u;
+	uint32_t dst = pr ? 0 : in->dst_rdy & 1u;
+	uint32_t msrc = in->mvb_src_rdy & 1u, mdst = in->mvb_dst_rdy & 1u;
+	uint32_t move = src & dst;
+	sb->move = move;
+	sb->hold = src & !dst;
+	sb->mhold = msrc & !mdst;
+	sb->pad = 0;
+	if (NR <= 4) {
+		/* branch-free: the walk table, then masked by move */
+		const uint32_t sof = in->sof & rm, eof = in->eof & rm;
+		const uint32_t w = p->walk[open | sof << 1 | eof << 5];
+		const uint32_t vmask = w & rm, endm = vmask & eof;
+		uint32_t items = p->g.region_items[b] * popc4(vmask & ~eof);
+		for (unsigned r = 0; r < NR; r++)
+			items += ((endm >> r) & 1u) * ((uint32_t)(in->eof_pos[r] & p->pos_mask) + 1u);
+		const uint32_t mm = 0u - move;
+		sb->mvb = popc4(in->mvb_vld & rm) & (0u - (msrc & mdst));
+		sb->sof = popc4(sof) & mm;
+		sb->items = items & p->step_mask & mm;
+		sb->rmask = vmask & mm;
+		*fo = (w >> 4) & move;
+		return;
+	}
+	sb->mvb = popc(in->mvb_vld & rm) & (0u - (msrc & mdst));
+	sb->sof = 0;
+	sb->items = 0;
+	sb->rmask = 0;
+	*fo = 0;
+	if (!move)
+		return;
+	uint32_t sof = in->sof & rm, eof = in->eof & rm;
+	uint32_t items = 0, vmask = 0;
+	const uint32_t ri = p->g.region_items[b];
+	if (!(sof | eof)) {
+		/* No frame boundary in the word: all or nothing. */
+		if (open) {
+			vmask = rm;
+			items = ri * NR;
+		}
+	} else {
+		for (unsigned r = 0; r < NR; r++) {
+			uint32_t s_r = (sof >> r) & 1u, e_r = (eof >> r) & 1u;
+			uint32_t v = open | s_r;
+			if (v) {
+				vmask |= 1u << r;
+				items += e_r ? (uint32_t)(in->eof_pos[r] & p->pos_mask) + 1u : ri;
+			}
+			open = v & !e_r;
+		}
+	}
+	sb->sof = popc(sof);
+	sb->items = items & p->step_mask;
+	sb->rmask = vmask;
+	*fo = open;
 }
 
 /* The pending step from the inputs sampled at this edge (input registers)
@@ -359,73 +317,16 @@ ALWAYS_INLINE void compute_step_n(const ptm_probe *p, int pr, const struct ptm_b
 				  uint32_t brake, struct step *s, const unsigned NB,
 				  const unsigned NR)
 {
-	const uint32_t rm = p->rmask_all;
 	uint32_t active = 0, movem = 0, fo_next = 0;
 	s->ch0 = 1;
 	s->brake = pr ? 0 : brake & p->brake_mask;
 	for (unsigned b = 0; b < NB; b++) {
-		const struct ptm_bus_in *in = &bus[b];
 		struct step_bus *sb = &s->bus[b];
-		uint32_t src = pr ? 0 : in->src_rdy & 1u;
-		uint32_t dst = pr ? 0 : in->dst_rdy & 1u;
-		uint32_t msrc = in->mvb_src_rdy & 1u, mdst = in->mvb_dst_rdy & 1u;
-		uint32_t move = src & dst;
-		sb->move = move;
-		sb->hold = src & !dst;
-		sb->mhold = msrc & !mdst;
-		sb->pad = 0;
-		if (NR <= 4) {
-			/* branch-free: the walk table, then masked by move */
-			const uint32_t sof = in->sof & rm, eof = in->eof & rm;
-			const uint32_t w = p->walk[((p->frame_open >> b) & 1u) | sof << 1 | eof << 5];
-			const uint32_t vmask = w & rm, endm = vmask & eof;
-			uint32_t items = p->g.region_items[b] * popc4(vmask & ~eof);
-			for (unsigned r = 0; r < NR; r++)
-				items += ((endm >> r) & 1u) * ((uint32_t)(in->eof_pos[r] & p->pos_mask) + 1u);
-			const uint32_t mm = 0u - move;
-			sb->mvb = popc4(in->mvb_vld & rm) & (0u - (msrc & mdst));
-			sb->sof = popc4(sof) & mm;
-			sb->items = items & p->step_mask & mm;
-			sb->rmask = vmask & mm;
-			movem |= move << b;
-			fo_next |= ((w >> 4) & move) << b;
-		} else {
-			sb->mvb = popc(in->mvb_vld & rm) & (0u - (msrc & mdst));
-			if (move) {
-				uint32_t sof = in->sof & rm, eof = in->eof & rm;
-				uint32_t open = (p->frame_open >> b) & 1u;
-				uint32_t items = 0, vmask = 0;
-				const uint32_t ri = p->g.region_items[b];
-				if (!(sof | eof)) {
-					/* No frame boundary in the word: all or nothing. */
-					if (open) {
-						vmask = rm;
-						items = ri * NR;
-					}
-				} else {
-					for (unsigned r = 0; r < NR; r++) {
-						uint32_t s_r = (sof >> r) & 1u, e_r = (eof >> r) & 1u;
-						uint32_t v = open | s_r;
-						if (v) {
-							vmask |= 1u << r;
-							items += e_r ? (uint32_t)(in->eof_pos[r] & p->pos_mask) + 1u
-								     : ri;
-						}
-						open = v & !e_r;
-					}
-				}
-				sb->sof = popc(sof);
-				sb->items = items & p->step_mask;
-				sb->rmask = vmask;
-				movem |= 1u << b;
-				fo_next |= open << b;
-			} else {
-				sb->sof = 0;
-				sb->items = 0;
-				sb->rmask = 0;
-			}
-		}
-		active |= (uint32_t)((move | sb->hold | sb->mvb | sb->mhold) != 0) << b;
+		uint32_t fo;
+		bus_step_n(p, pr, b, &bus[b], (p->frame_open >> b) & 1u, sb, &fo, NR);
+		movem |= sb->move << b;
+		fo_next |= fo << b;
+		active |= (uint32_t)((sb->move | sb->hold | sb->mvb | sb->mhold) != 0) << b;
 	}
 	s->active = active;
 	s->move = movem;
@@ -433,8 +334,30 @@ ALWAYS_INLINE void compute_step_n(const ptm_probe *p, int pr, const struct ptm_b
 	s->pad = 0;
 }
 
-static void compute_step(const ptm_probe *p, int pr, const struct ptm_bus_in *bus, uint32_t brake,
-			 struct step *s)
+void ptm_probe_bus_step(const ptm_probe *p, unsigned b, const struct ptm_bus_in *in,
+			uint32_t open, struct lz_step *out)
+{
+	uint32_t fo;
+	switch (p->g.regions) {
+	case 1:
+		ptm_probe_bus_step_tab(p, b, in, open, out, 1);
+		return;
+	case 2:
+		ptm_probe_bus_step_tab(p, b, in, open, out, 2);
+		return;
+	case 4:
+		bus_step_n(p, 0, b, in, open, &out->u.s, &fo, 4);
+		break;
+	default:
+		bus_step_n(p, 0, b, in, open, &out->u.s, &fo, p->g.regions);
+		break;
+	}
+	out->move = (uint8_t)out->u.s.move;
+	out->fo = (uint8_t)fo;
+}
+
+void ptm_probe_compute_step(const ptm_probe *p, int pr, const struct ptm_bus_in *bus,
+			    uint32_t brake, struct step *s)
 {
 	/* the common shapes with constant loop bounds (sweeps and batches
 	 * come here at every edge) */
@@ -460,46 +383,7 @@ static void compute_step(const ptm_probe *p, int pr, const struct ptm_bus_in *bu
 	}
 }
 
-static inline void brake_flush(ptm_probe *p)
-{
-	if (p->brake_run) {
-		uint64_t *cb = p->cnt + p->brake_base;
-		for (uint32_t m = p->brake_run_mask; m; m &= m - 1)
-			cb[__builtin_ctz(m)] += p->brake_run;
-		p->brake_run = 0;
-	}
-}
 
-static inline void brake_add(ptm_probe *p, uint32_t mask, uint64_t k)
-{
-	if (mask != p->brake_run_mask) {
-		brake_flush(p);
-		p->brake_run_mask = mask;
-	}
-	p->brake_run += k;
-}
-
-/* counters += k * step registers */
-static inline void apply_step(ptm_probe *p, const struct step *sr, uint64_t k)
-{
-	uint64_t *cnt = p->cnt;
-	cnt[0] += k * sr->ch0;
-	for (uint32_t m = sr->active; m; m &= m - 1) {
-		unsigned b = (unsigned)__builtin_ctz(m);
-		const struct step_bus *sb = &sr->bus[b];
-		uint64_t *c = cnt + 1 + b * p->bus_channels;
-		c[0] += k * sb->move;
-		c[1] += k * sb->hold;
-		c[2] += k * sb->sof;
-		c[3] += k * sb->mvb;
-		c[4] += k * sb->mhold;
-		c[5] += k * sb->items;
-		for (uint32_t r = sb->rmask; r; r &= r - 1)
-			c[6 + __builtin_ctz(r)] += k;
-	}
-	brake_add(p, sr->brake, k);
-	p->cnt_zero = 0;
-}
 
 /* counters += step registers (the per-edge case).  Few buses: fixed
  * loops without data-dependent branches; many (mostly idle) buses: only
@@ -511,31 +395,12 @@ ALWAYS_INLINE void apply_step1_n(ptm_probe *p, const struct step *sr, const unsi
 	const unsigned bc = 6 + NR;
 	cnt[0] += sr->ch0;
 	if (NB <= 4) {
-		for (unsigned b = 0; b < NB; b++) {
-			const struct step_bus *sb = &sr->bus[b];
-			uint64_t *c = cnt + 1 + b * bc;
-			c[0] += sb->move;
-			c[1] += sb->hold;
-			c[2] += sb->sof;
-			c[3] += sb->mvb;
-			c[4] += sb->mhold;
-			c[5] += sb->items;
-			for (unsigned r = 0; r < NR; r++)
-				c[6 + r] += (sb->rmask >> r) & 1u;
-		}
+		for (unsigned b = 0; b < NB; b++)
+			bus_add(cnt + 1 + b * bc, &sr->bus[b], 1, NR);
 	} else {
 		for (uint32_t m = sr->active; m; m &= m - 1) {
 			unsigned b = (unsigned)__builtin_ctz(m);
-			const struct step_bus *sb = &sr->bus[b];
-			uint64_t *c = cnt + 1 + b * bc;
-			c[0] += sb->move;
-			c[1] += sb->hold;
-			c[2] += sb->sof;
-			c[3] += sb->mvb;
-			c[4] += sb->mhold;
-			c[5] += sb->items;
-			for (uint32_t r = sb->rmask; r; r &= r - 1)
-				c[6 + __builtin_ctz(r)]++;
+			bus_add(cnt + 1 + b * bc, &sr->bus[b], 1, 0);
 		}
 	}
 	brake_add(p, sr->brake, 1);
@@ -574,49 +439,18 @@ ALWAYS_INLINE void compute_add_n(ptm_probe *p, const struct ptm_bus_in *bus, uin
 				 struct step *s, const unsigned NB, const unsigned NR,
 				 const int STORE)
 {
-	const uint32_t rm = p->rmask_all;
 	uint32_t movem = 0, fo_next = 0;
 	uint64_t *cnt = p->cnt;
 	const unsigned bc = 6 + NR;
 	cnt[0]++;
 	for (unsigned b = 0; b < NB; b++) {
-		const struct ptm_bus_in *in = &bus[b];
-		struct step_bus *sb = &s->bus[b];
+		struct step_bus t, *sb = STORE ? &s->bus[b] : &t;
 		uint64_t *c = cnt + 1 + b * bc;
-		const uint32_t src = in->src_rdy & 1u, dst = in->dst_rdy & 1u;
-		const uint32_t msrc = in->mvb_src_rdy & 1u, mdst = in->mvb_dst_rdy & 1u;
-		const uint32_t move = src & dst, hold = src & !dst, mhold = msrc & !mdst;
-		const uint32_t sof = in->sof & rm, eof = in->eof & rm;
-		const uint32_t w = p->walk[((p->frame_open >> b) & 1u) | sof << 1 | eof << 5];
-		const uint32_t vmask = w & rm;
-		const uint32_t endm = vmask & eof;
-		uint32_t items = p->g.region_items[b] * popc4(vmask & ~eof);
-		for (unsigned r = 0; r < NR; r++)
-			items += ((endm >> r) & 1u) * ((uint32_t)(in->eof_pos[r] & p->pos_mask) + 1u);
-		const uint32_t mm = 0u - move;
-		const uint32_t mvb = popc4(in->mvb_vld & rm) & (0u - (msrc & mdst));
-		const uint32_t nsof = popc4(sof) & mm;
-		items &= p->step_mask & mm;
-		const uint32_t rmask = vmask & mm;
-		c[0] += move;
-		c[1] += hold;
-		c[2] += nsof;
-		c[3] += mvb;
-		c[4] += mhold;
-		c[5] += items;
-		for (unsigned r = 0; r < NR; r++)
-			c[6 + r] += (rmask >> r) & 1u;
-		if (STORE) {
-			sb->move = move;
-			sb->hold = hold;
-			sb->sof = nsof;
-			sb->mvb = mvb;
-			sb->mhold = mhold;
-			sb->items = items;
-			sb->rmask = rmask;
-		}
-		movem |= move << b;
-		fo_next |= ((w >> 4) & move) << b;
+		uint32_t fo;
+		bus_step_n(p, 0, b, &bus[b], (p->frame_open >> b) & 1u, sb, &fo, NR);
+		bus_add(c, sb, 1, NR);
+		movem |= sb->move << b;
+		fo_next |= fo << b;
 	}
 	/* every bus counts as active: a zero descriptor adds nothing, and
 	 * the exact mask is not worth its cost here */
@@ -720,7 +554,7 @@ ALWAYS_INLINE void fast_edge_n(ptm_probe *p, const struct ptm_bus_in *bus, uint3
 			p->s = p->sr;
 			p->sr = s;
 			compute_add_n(p, bus, brake, p->s, NB, NR, 1);
-			p->desc_ok = 1;
+			p->desc_ok = (uint8_t)((p->desc_ok & 1) << 1 | 1);
 		} else {
 			if (NR <= 2)
 				compute_add_tab_n(p, bus, brake, s, NB, NR);
@@ -733,6 +567,7 @@ ALWAYS_INLINE void fast_edge_n(ptm_probe *p, const struct ptm_bus_in *bus, uint3
 		p->sr = s;
 		compute_step_n(p, 0, bus, brake, p->s, NB, NR);
 		apply_step1_n(p, p->s, NB, NR);
+		p->desc_ok = (uint8_t)((p->desc_ok & 1) << 1 | 1);
 	}
 }
 
@@ -783,30 +618,20 @@ static void zero_step(struct step *s, unsigned buses)
 /* ------------------------------------------------------------------ */
 /* CLK edge                                                            */
 
-/* The fast path may run while no reset, sweep, FIFO write or settling
- * synchroniser is pending (see ptm_probe_clk). */
-static inline void update_hot(ptm_probe *p)
-{
-	p->hot = ((unsigned)p->rsync | p->rst_in | p->mi_rst | p->wr_en | p->run | p->slow) == 0;
-}
 
 static void clk_slow(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t brake,
 		     struct ptm_probe_clk_out *out);
 
-/* The MI fast path may run while no reset is pending and the flag
- * synchronisers hold the flags (see ptm_probe_mi_clk). */
-static inline void update_mi_hot(ptm_probe *p)
-{
-	p->mi_hot = ((unsigned)p->mi_rst | p->rst_in | p->rsync | p->slow | (p->oq1 ^ p->ovf) |
-		     (p->oq2 ^ p->oq1) | (p->vq1 ^ p->overrun) | (p->vq2 ^ p->vq1)) == 0;
-}
 
 void ptm_probe_clk(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t brake,
 		   struct ptm_probe_clk_out *out)
 {
+	if (__builtin_expect(p->lazy, 0))
+		ptm_probe_lazy_exit(p);
 	/* Common case: nothing but counting happens at this edge. */
 	if (__builtin_expect(p->hot && !rst && p->period != p->dp_mask, 1)) {
 		p->st.edges++;
+		p->reset_held = 0;
 		p->fast_edge(p, bus, brake);
 		if (out) {
 			out->drain_tick = 0;
@@ -836,7 +661,6 @@ static void clk_slow(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32
 		}
 		p->eager = 0;
 	}
-	p->desc_ok = 1;
 	const int arst = pr | p->mi_rst;
 	uint8_t flushed = 0;
 	if (arst) {
@@ -892,6 +716,8 @@ static void clk_slow(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32
 		p->period = 0;
 		zero_step(p->sr, p->g.buses);
 		p->frame_open = 0;
+		p->desc_ok = 3; /* the step registers are reset, the new s follows */
+		p->reset_held = 1;
 	} else {
 		if (p->fq2 ^ p->freg) {
 			p->ovf = 0;
@@ -905,41 +731,14 @@ static void clk_slow(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32
 		p->fq2 = p->fq1;
 		p->fq1 = p->flag_lvl;
 
-		if (p->run) {
-			if (p->pos) {
-				unsigned grp = p->pos - 1;
-				unsigned ch = grp * GROUP_SIZE + p->slot;
-				p->wr_data.index = (uint16_t)ch;
-				p->wr_data.delta = p->grp_val[grp];
-				p->wr_en = ch < p->channels;
-			} else {
-				p->wr_en = 0;
-				/* capture_en: one element of every group */
-				brake_flush(p);
-				for (unsigned gi = 0; gi < p->groups; gi++) {
-					unsigned ch = gi * GROUP_SIZE + p->slot;
-					p->grp_val[gi] = p->cnt[ch] & p->cnt_mask;
-					p->cnt[ch] = 0;
-				}
-			}
-			if (tick) {
-				p->slot = 0;
-				p->pos = 0;
-			} else if (p->pos == p->groups) {
-				p->pos = 0;
-				if (p->slot == GROUP_SIZE - 1)
-					p->run = 0;
-				else
-					p->slot++;
-			} else {
-				p->pos++;
-			}
-		} else {
-			p->wr_en = 0;
-			if (tick) {
-				p->run = 1;
-				p->slot = 0;
-				p->pos = 0;
+		const int cap = sweep_edge(p, tick);
+		if (cap >= 0) {
+			/* capture_en: one element of every group */
+			brake_flush(p);
+			for (unsigned gi = 0; gi < p->groups; gi++) {
+				unsigned ch = gi * GROUP_SIZE + (unsigned)cap;
+				p->grp_val[gi] = p->cnt[ch] & p->cnt_mask;
+				p->cnt[ch] = 0;
 			}
 		}
 		apply_step1(p, p->sr);
@@ -947,24 +746,11 @@ static void clk_slow(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32
 		struct step *t = p->sr;
 		p->sr = p->s;
 		p->s = t;
+		p->desc_ok = (uint8_t)((p->desc_ok & 1) << 1 | 1);
 		p->frame_open = (p->frame_open & ~p->sr->move) | (p->sr->fo_next & p->sr->move);
+		p->reset_held = 0;
 	}
-	/* Inside one batch the inputs stay the same: the step depends on them
-	 * only through pr and frame_open_reg (the walk of bus b starts at
-	 * frame_open bit b). */
-	if (p->memo_on && p->memo_ok && p->memo_pr == pr && p->memo_fo == p->frame_open) {
-		const size_t len = offsetof(struct step, bus) + p->g.buses * sizeof(struct step_bus);
-		memcpy(p->s, &p->memo, len);
-	} else {
-		compute_step(p, pr, bus, brake, p->s);
-		if (p->memo_on) {
-			const size_t len = offsetof(struct step, bus) + p->g.buses * sizeof(struct step_bus);
-			memcpy(&p->memo, p->s, len);
-			p->memo_ok = 1;
-			p->memo_pr = (uint8_t)pr;
-			p->memo_fo = p->frame_open;
-		}
-	}
+	ptm_probe_compute_step(p, pr, bus, brake, p->s);
 	p->rsync = p->mi_rst ? 7 : (uint8_t)((p->rsync << 1) & 7);
 	update_hot(p);
 	update_mi_hot(p);
@@ -1041,176 +827,3 @@ static void mi_slow(ptm_probe *p, int mi_rst, int flag_clr, int rd, struct ptm_p
 	update_mi_hot(p);
 }
 
-/* ------------------------------------------------------------------ */
-/* Batches                                                             */
-
-/*
- * Batches.  In reset (RESET or the synchronised MI_RESET held, the
- * synchronisers settled) an edge changes nothing at all.  Otherwise, once
- * the counters are eager, no sweep, FIFO write or settling synchroniser is
- * pending and frame_open_reg is at its fixed point for these inputs, every
- * edge up to the two before the next tick adds the same step: the batch
- * adds k of them at once.
- */
-static int clk_reset_steady(const ptm_probe *p)
-{
-	const int pr = p->rst_in | ((p->rsync >> 2) & 1);
-	if (!pr || p->rsync != (p->mi_rst ? 7 : 0))
-		return 0;
-	return asfifo_wr_settled(&p->fifo, 1);
-}
-
-static uint64_t clk_skip(ptm_probe *p, const struct ptm_bus_in *bus, uint32_t brake, uint64_t n,
-			 struct step *scratch)
-{
-	if (!p->hot || !p->eager || !p->fifo.wr_quiet || p->fq1 != p->flag_lvl ||
-	    p->fq2 != p->flag_lvl || p->freg != p->flag_lvl)
-		return 0;
-	if (p->period + 2 >= p->dp_mask)
-		return 0;
-	uint64_t k = p->dp_mask - 2 - p->period;
-	if (k > n)
-		k = n;
-	const struct step *s = p->s;
-	const uint32_t fo = p->frame_open;
-	if ((fo & s->move) != (s->fo_next & s->move))
-		return 0; /* the next edge changes frame_open_reg */
-	compute_step(p, 0, bus, brake, scratch);
-	if ((fo & scratch->move) != (scratch->fo_next & scratch->move))
-		return 0; /* ... or the one after it */
-	apply_step(p, scratch, k);
-	p->period += (uint32_t)k;
-	p->st.edges += k;
-	p->s->move = scratch->move;
-	p->s->fo_next = scratch->fo_next;
-	p->desc_ok = 0;
-	return k;
-}
-
-uint64_t ptm_probe_clk_batch(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t brake,
-			     uint64_t n)
-{
-	uint64_t t0 = p->st.ticks;
-	struct step scratch;
-	p->memo_on = 1;
-	p->memo_ok = 0;
-	/* A change of RESET needs its edge; otherwise clk_skip() checks
-	 * everything it relies on (frame_open_reg at its fixed point for the
-	 * pending step and for these inputs), so the batch may start with it. */
-	if (n && (rst || p->rst_in)) {
-		ptm_probe_clk(p, rst, bus, brake, NULL);
-		n--;
-	}
-	while (n) {
-		if (clk_reset_steady(p)) {
-			p->st.edges += n;
-			break;
-		}
-		uint64_t k = rst ? 0 : clk_skip(p, bus, brake, n, &scratch);
-		if (k) {
-			n -= k;
-			continue;
-		}
-		ptm_probe_clk(p, rst, bus, brake, NULL);
-		n--;
-	}
-	p->memo_on = 0;
-	return p->st.ticks - t0;
-}
-
-/* Further MI edges with the same inputs change nothing (FIFO empty or not
- * read, CDC registers and flag synchronisers settled). */
-static int mi_steady(const ptm_probe *p, int rd)
-{
-	const struct ptm_asfifo *f = &p->fifo;
-	const int arst = p->rst_in | ((p->rsync >> 2) & 1) | p->mi_rst;
-	if (f->rd_rff != (arst ? 7 : 0))
-		return 0;
-	if (p->mi_rst)
-		return 1;
-	if (p->oq1 != p->ovf || p->oq2 != p->ovf || p->vq1 != p->overrun || p->vq2 != p->overrun)
-		return 0;
-	if (arst)
-		return 1;
-	uint32_t g = f->wr_in_gray;
-	if (f->wsync[0] != g || f->wsync[1] != g || f->wsync[2] != g)
-		return 0;
-	uint32_t b = g;
-	b ^= b >> 16;
-	b ^= b >> 8;
-	b ^= b >> 4;
-	b ^= b >> 2;
-	b ^= b >> 1;
-	if (f->wr_synced_reg != b || f->rd_in_gray != (f->rd_cnt ^ (f->rd_cnt >> 1)))
-		return 0;
-	if (f->vld_reg2 && !rd)
-		return 1; /* read_request = 0: the output registers hold */
-	/* read_request = 1: steady only when nothing is left to move (the
-	 * data registers still load, but data that is not valid). */
-	return f->rd_cnt == f->wr_synced_reg && !f->vld_reg && !f->vld_reg2;
-}
-
-uint64_t ptm_probe_edges_to_tick(const ptm_probe *p)
-{
-	return (uint64_t)(p->dp_mask - p->period);
-}
-
-/* The FIFO whose read side an MI edge (MI_RESET = 0, MI_FLAG_CLR =
- * flag_clr) moves alone: no reset anywhere, the flag synchronisers and
- * the write pointer's synchroniser settled (no CLK edge comes in between,
- * see ptm_probe_mi_drained).  NULL when the edge does more. */
-struct ptm_asfifo *ptm_probe_mi_drain_fifo(ptm_probe *p, int flag_clr)
-{
-	struct ptm_asfifo *f = &p->fifo;
-	if (p->slow || f->no_quiet || p->mi_rst || p->rst_in || p->rsync ||
-	    p->flag_lvl != (flag_clr != 0) || f->rd_rff)
-		return NULL;
-	if (p->oq1 != p->ovf || p->oq2 != p->ovf || p->vq1 != p->overrun || p->vq2 != p->overrun)
-		return NULL;
-	uint32_t g = f->wr_in_gray;
-	if (f->wsync[0] != g || f->wsync[1] != g || f->wsync[2] != g)
-		return NULL;
-	uint32_t b = g;
-	b ^= b >> 16;
-	b ^= b >> 8;
-	b ^= b >> 4;
-	b ^= b >> 2;
-	b ^= b >> 1;
-	if (f->wr_synced_reg != b)
-		return NULL;
-	return f;
-}
-
-void ptm_probe_mi_drained(ptm_probe *p, uint64_t pops)
-{
-	p->st.popped += pops;
-}
-
-uint64_t ptm_probe_mi_clk_batch(ptm_probe *p, int mi_rst, int flag_clr, int rd, uint64_t n,
-				struct ptm_probe_mi_out *last)
-{
-	uint64_t pops = 0;
-	struct ptm_probe_mi_out o;
-	for (unsigned i = 0; i < 1 && n; i++, n--) {
-		ptm_probe_mi_clk(p, mi_rst, flag_clr, rd, &o);
-		if (o.vld) {
-			pops++;
-			if (last)
-				*last = o;
-		}
-	}
-	while (n && !mi_steady(p, rd)) {
-		ptm_probe_mi_clk(p, mi_rst, flag_clr, rd, &o);
-		n--;
-		if (o.vld) {
-			pops++;
-			if (last)
-				*last = o;
-		}
-	}
-	/* Settled: only the data registers still load, unless a valid word
-	 * waits for TX_RD (read_request = 0). */
-	if (!(p->fifo.vld_reg2 && !rd))
-		asfifo_rd_idle_loads(&p->fifo, n);
-	return pops;
-}

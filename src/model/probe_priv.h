@@ -20,6 +20,11 @@
  */
 uint64_t ptm_probe_clk_batch(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t brake,
 			     uint64_t n);
+/* The same without RESET, with BRAKE brake1 at the first edge and brake
+ * at the others (one batch where the caller's BRAKE input changes after
+ * one edge). */
+uint64_t ptm_probe_clk_batch2(ptm_probe *p, const struct ptm_bus_in *bus, uint32_t brake1,
+			      uint32_t brake, uint64_t n);
 
 /*
  * n MI edges with the same MI_RESET, MI_FLAG_CLR and TX_RD, exactly the
@@ -34,13 +39,15 @@ uint64_t ptm_probe_mi_clk_batch(ptm_probe *p, int mi_rst, int flag_clr, int rd, 
 struct ptm_asfifo;
 /*
  * For the component's drain run (ptm_mi_idle_edges): the probe's FIFO when
- * an MI edge with MI_RESET = 0 and this MI_FLAG_CLR changes nothing of the
- * probe but the FIFO's read side (pointer, output registers, read pointer
- * register towards the write side), else NULL.  The caller steps that read
- * side itself and reports the pops with ptm_probe_mi_drained().
+ * MI edges with MI_RESET = 0 and this MI_FLAG_CLR, and no CLK edge in
+ * between, change nothing of the probe but the FIFO's read side (pointer,
+ * output registers, the synchroniser of the write pointer, the read
+ * pointer register towards the write side) and the flag synchronisers,
+ * else NULL.  The caller steps that read side itself and reports the
+ * pops and the number of edges with ptm_probe_mi_drained().
  */
 struct ptm_asfifo *ptm_probe_mi_drain_fifo(ptm_probe *p, int flag_clr);
-void ptm_probe_mi_drained(ptm_probe *p, uint64_t pops);
+void ptm_probe_mi_drained(ptm_probe *p, uint64_t pops, uint64_t edges);
 
 /* CLK edges before the next DRAIN_TICK edge: that many edges out of reset
  * contain no tick. */
@@ -72,10 +79,30 @@ void ptm_probe_stats(const ptm_probe *p, struct ptm_probe_stats *s);
 /* True while the probe is held in reset (RESET or the synchronised
  * MI_RESET). */
 int ptm_probe_in_reset(const ptm_probe *p);
+/* MI_RESET as the CLK side sees it at the next edges (without MI edges
+ * in between): 2 = held, every edge is a reset edge; 1 = released, but
+ * the synchroniser still holds the next one to three edges in reset;
+ * 0 = none. */
+int ptm_probe_mi_reset(const ptm_probe *p);
 
 /* Testing: 1 = take none of the speed shortcuts (fast edge paths, quiet
  * FIFO sides), so that a test can compare the optimised model with the
  * plain one edge by edge. */
 void ptm_probe_debug_slow(ptm_probe *p, int on);
+
+/* Testing: the CLK-side registers in a form that does not depend on the
+ * representation the model keeps them in (plain, eager or batch): every
+ * counter plus the two steps the RTL has not added to it yet (the input
+ * and step registers), frame_open_reg, the drain sweep and the FIFO
+ * write registers.  cnt must hold CHANNELS rounded up to 8 values; grp
+ * GROUPS values. */
+struct ptm_probe_regs {
+	uint32_t period, pos, frame_open;
+	uint8_t run, slot, wr_en, ovf, overrun, fq1, fq2, freg, rsync, rst_in;
+	uint16_t wr_index;
+	uint64_t wr_delta;
+};
+void ptm_probe_debug_regs(const ptm_probe *p, struct ptm_probe_regs *r, uint64_t *cnt,
+			  uint64_t *grp);
 
 #endif

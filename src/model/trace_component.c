@@ -372,6 +372,9 @@ static int parse_mi_op(struct runner *u, const char *key, char *val, int wr, str
 
 static int push_read(struct runner *u, uint32_t addr)
 {
+	if (u->nrd >= PTM_TRACE_MAX_RESULTS) /* the output is held in memory: bounded */
+		return ptm_tu_err(&u->r, NULL, "the run gives more than %u output lines",
+				  PTM_TRACE_MAX_RESULTS);
 	if (u->nrd == u->caprd) {
 		size_t ncap = u->caprd ? 2 * u->caprd : 256;
 		struct read_res *n = realloc(u->rd, ncap * sizeof(*n));

@@ -56,6 +56,8 @@ struct run {
 
 static int push_event(struct run *r, char kind, uint64_t cycle, uint16_t chan, uint64_t delta)
 {
+	if (r->nev >= PTM_TRACE_MAX_RESULTS)
+		return -E2BIG; /* the output is held in memory: bounded */
 	if (r->nev == r->cap) {
 		size_t ncap = r->cap ? 2 * r->cap : 1024;
 		struct event *ne = realloc(r->ev, ncap * sizeof(*ne));
@@ -405,6 +407,9 @@ int ptm_trace_probe_run(FILE *in, const char *name, FILE *out, char *msg, size_t
 			if ((rc = run_edge(p, &r, cycle, li))) {
 				if (rc == -EPROTO)
 					ptm_tu_err(&rd, NULL, "internal error: FIFO read-out out of order");
+				else if (rc == -E2BIG)
+					rc = ptm_tu_err(&rd, NULL, "the run gives more than %u output lines",
+							PTM_TRACE_MAX_RESULTS);
 				else
 					ptm_tu_err(&rd, NULL, "out of memory");
 				goto done;

@@ -3,8 +3,11 @@
  * trace_util.h).
  */
 #include "model/trace_util.h"
+#include "pcie_telemetry/trace.h"
+#include "util/pt_util.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,14 +19,19 @@ void ptm_tu_init(struct ptm_tu_reader *r, FILE *in, const char *name, char *msg,
 	r->name = name ? name : "(trace)";
 	r->msg = msg;
 	r->msglen = msglen;
+	r->max_line = PTM_TRACE_MAX_LINE;
+	r->max_bytes = PTM_TRACE_MAX_BYTES;
 }
 
 void ptm_tu_fini(struct ptm_tu_reader *r)
 {
 	free(r->line);
 	free(r->field);
+	free(r->block);
 	r->line = NULL;
 	r->field = NULL;
+	r->block = NULL;
+	r->bpos = r->blen = 0;
 	r->cap = 0;
 	r->fcap = 0;
 	r->nfield = 0;
@@ -49,6 +57,7 @@ static void vformat(char *msg, size_t msglen, const char *file, unsigned long li
 		off += (size_t)n;
 	}
 	vsnprintf(msg + off, msglen - off, fmt, ap);
+	pt_util_oneline(msg, msglen); /* a field may hold a control character */
 }
 
 int ptm_tu_errf(char *msg, size_t msglen, const char *file, unsigned long line, const char *field,
@@ -86,22 +95,96 @@ static int push_field(struct ptm_tu_reader *r, char *f)
 	return 0;
 }
 
+#define BLOCK_BYTES 65536u
+
+/* More of the stream into r->block: 1, 0 at its end, or an error. */
+static int refill(struct ptm_tu_reader *r)
+{
+	if (!r->block && !(r->block = malloc(BLOCK_BYTES)))
+		return ptm_tu_errf(r->msg, r->msglen, r->name, r->lineno + 1, NULL, "out of memory"),
+		       -ENOMEM;
+	errno = 0;
+	r->bpos = 0;
+	r->blen = fread(r->block, 1, BLOCK_BYTES, r->in);
+	if (r->blen == 0) {
+		if (!ferror(r->in))
+			return 0;
+		int e = errno ? errno : EIO;
+		ptm_tu_errf(r->msg, r->msglen, r->name, r->lineno + 1, NULL, "read error: %s",
+			    strerror(e));
+		return -e;
+	}
+	r->bytes += r->blen;
+	if (r->bytes > r->max_bytes)
+		return ptm_tu_errf(r->msg, r->msglen, r->name, r->lineno + 1, NULL,
+				   "the trace is longer than %" PRIu64 " bytes", r->max_bytes);
+	return 1;
+}
+
+/* Room for len + more + 1 bytes in r->line. */
+static int line_room(struct ptm_tu_reader *r, size_t need)
+{
+	if (need <= r->cap)
+		return 0;
+	size_t ncap = r->cap ? r->cap : 256;
+	while (ncap < need)
+		ncap *= 2;
+	char *n = realloc(r->line, ncap);
+	if (!n)
+		return ptm_tu_errf(r->msg, r->msglen, r->name, r->lineno + 1, NULL, "out of memory"),
+		       -ENOMEM;
+	r->line = n;
+	r->cap = ncap;
+	return 0;
+}
+
+/* The next line into r->line, without its LF: its length in *len; 0 at
+ * the end of the stream, 1 for a line, or an error.  Never holds more
+ * than max_line + 1 characters (a CR may end the line). */
+static int read_line(struct ptm_tu_reader *r, size_t *len)
+{
+	int any = 0, rc;
+	*len = 0;
+	for (;;) {
+		if (r->bpos == r->blen) {
+			if ((rc = refill(r)) < 0)
+				return rc;
+			if (rc == 0)
+				break;
+		}
+		any = 1;
+		const char *s = r->block + r->bpos;
+		const char *nl = memchr(s, '\n', r->blen - r->bpos);
+		size_t take = nl ? (size_t)(nl - s) : r->blen - r->bpos;
+		if (*len + take > r->max_line + 1)
+			return ptm_tu_errf(r->msg, r->msglen, r->name, r->lineno + 1, NULL,
+					   "line longer than %zu characters", r->max_line);
+		if ((rc = line_room(r, *len + take + 1)) < 0)
+			return rc;
+		memcpy(r->line + *len, s, take);
+		*len += take;
+		r->bpos += take + (nl != NULL);
+		if (nl)
+			break;
+	}
+	if (!any)
+		return 0;
+	r->line[*len] = '\0';
+	if (*len > r->max_line && r->line[*len - 1] != '\r')
+		return ptm_tu_errf(r->msg, r->msglen, r->name, r->lineno + 1, NULL,
+				   "line longer than %zu characters", r->max_line);
+	return 1;
+}
+
 int ptm_tu_next(struct ptm_tu_reader *r)
 {
 	for (;;) {
-		errno = 0;
-		ssize_t len = getline(&r->line, &r->cap, r->in);
-		if (len < 0) {
-			if (ferror(r->in)) {
-				int e = errno ? errno : EIO;
-				ptm_tu_errf(r->msg, r->msglen, r->name, r->lineno + 1, NULL,
-					    "read error: %s", strerror(e));
-				return -e;
-			}
-			return 0;
-		}
+		size_t len;
+		int rc = read_line(r, &len);
+		if (rc <= 0)
+			return rc;
 		r->lineno++;
-		if (strlen(r->line) != (size_t)len)
+		if (memchr(r->line, '\0', len))
 			return ptm_tu_err(r, NULL, "NUL byte in line");
 		char *hash = strchr(r->line, '#');
 		if (hash)
@@ -118,7 +201,7 @@ int ptm_tu_next(struct ptm_tu_reader *r)
 				p++;
 			int end = !*p;
 			*p = '\0';
-			int rc = push_field(r, start);
+			rc = push_field(r, start);
 			if (rc)
 				return rc;
 			if (end)

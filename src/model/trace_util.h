@@ -21,8 +21,9 @@
  *     }
  *     ptm_tu_fini(&r);
  *
- * The reader owns its line buffer (grown with realloc as long lines need);
- * the field pointers stay valid until the next ptm_tu_next() call.
+ * The reader owns its line buffer (grown with realloc as long lines need,
+ * up to max_line) and reads the stream in blocks of its own; the field
+ * pointers stay valid until the next ptm_tu_next() call.
  */
 #ifndef PTM_TRACE_UTIL_H
 #define PTM_TRACE_UTIL_H
@@ -42,10 +43,17 @@ struct ptm_tu_reader {
 	unsigned nfield;
 	char *msg;             /* caller's message buffer */
 	size_t msglen;
+	/* limits (PTM_TRACE_MAX_LINE, PTM_TRACE_MAX_BYTES after init; a
+	 * test may lower them) */
+	size_t max_line;
+	uint64_t max_bytes;
 	/* private */
 	char *line;
 	size_t cap;
 	unsigned fcap;
+	char *block;           /* what was read from `in` and not used yet */
+	size_t bpos, blen;
+	uint64_t bytes;        /* read from `in` so far */
 };
 
 /* Attach a reader to an open stream.  Does not allocate. */
@@ -58,7 +66,10 @@ void ptm_tu_fini(struct ptm_tu_reader *r);
  * a `#` comment and the line end (LF or CRLF), splits the rest at runs of
  * spaces/tabs.  Returns 1 with r->field/r->nfield set, 0 at end of file
  * (r->lineno is then the number of the last line read), -EIO on a read
- * error, -ENOMEM, or -EINVAL for a line holding a NUL byte.
+ * error, -ENOMEM, or -EINVAL for a line holding a NUL byte, a line longer
+ * than max_line characters (the line end not counted) or a stream longer
+ * than max_bytes.  Memory: at most max_line bytes per line, whatever the
+ * input.
  */
 int ptm_tu_next(struct ptm_tu_reader *r);
 

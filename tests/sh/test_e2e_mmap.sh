@@ -2,22 +2,14 @@
 # The PCI BAR code path end to end: an image of a conformance case laid
 # out as the component's 64 KiB in a regular file, read with
 # -d mmap:FILE[@OFFSET] (pci: maps sysfs resource files through the very
-# same code), gives the report of -d image: for the same registers; the
+# same code), gives the report of -d image: for the same registers.  A
+# dump is never changed (issue 8: the mapping is private); with ,rw the
 # tool's COMMAND writes land in the file.
 #
 # Usage: test_e2e_mmap.sh BIN_DIR TESTS_DIR
 set -u
-bin=$1
-data=$2
-tool=$bin/nfb-pcie-telemetry
-cases=$data/conformance/report
-[ -x "$tool" ] || { echo "FAIL: $tool is not built"; exit 1; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# tool, cases, work, ok, bad
+. "$(dirname "$0")/tool_harness.sh" "$@"
 
 # first_image CASE OUT: the register image of the case's first image only
 first_image() {
@@ -71,12 +63,27 @@ sec=$(sed -n 's/^ *"seconds": \([0-9.e-]*\),$/\1/p' "$work/got")
 awk -v s="$sec" 'BEGIN { exit !(s >= 0.2 && s < 0.5) }' && ok || bad "-t 0.2 measured '$sec' s"
 grep -q '"pcie_cycles": 0,' "$work/got" && ok || bad "-t 0.2: counters did not cancel"
 
-# the COMMAND writes reach the device: the last one of -t 0.2 is SNAPSHOT,
-# of -c the full clear
+# a dump is never changed, whatever the command writes (SNAPSHOT, clears)
+sum=$(sha256sum <"$work/big.bin")
+"$tool" -d "mmap:$work/big.bin@0x1004" -c >"$work/got" 2>&1
+grep -qx "Counters cleared." "$work/got" && ok || bad "-c on a dump: $(cat "$work/got")"
+timeout 20 "$tool" -d "mmap:$work/big.bin@0x1004" -t 0.01 -w >/dev/null 2>&1 &
+pid=$!
+sleep 0.5
+kill -INT $pid
+wait $pid
+[ "$(sha256sum <"$work/big.bin")" = "$sum" ] && ok || bad "mmap: changed the dump"
+
+# with ,rw the COMMAND writes reach the device: the last one of -t 0.2 is
+# SNAPSHOT, of -c the full clear
 cmd() { od -A n -t u4 -j $((4100 + 0x20)) -N 4 "$work/big.bin" | tr -d ' '; }
+"$tool" -d "mmap:$work/big.bin@0x1004,rw" -t 0.2 >/dev/null
 [ "$(cmd)" = 1 ] && ok || bad "COMMAND after a reading is $(cmd), expected 1"
-"$tool" -d "mmap:$work/big.bin@0x1004" -c >/dev/null
+"$tool" -d "mmap:$work/big.bin@0x1004,rw" -c >/dev/null
 [ "$(cmd)" = 14 ] && ok || bad "COMMAND after -c is $(cmd), expected 14"
+"$tool" -d "mmap:$work/big.bin,rw@0x1004" -c >"$work/got" 2>&1
+[ $? -eq 1 ] && grep -q "bad offset '0x1004'\|cannot open" "$work/got" && ok ||
+	bad "',rw' before the offset: $(cat "$work/got")"
 
 echo "test_e2e_mmap: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -74,7 +74,7 @@ wait "$ex_pid" && ok || bad "SIGINT: exit status $?"
 
 # nothing over HTTP reaches the card: a component file, one poll an hour
 mkdev "$work/dev.bin" 0
-start_exporter ex2 -d "mmap:$work/dev.bin" --poll.interval=1h --web.telemetry-path=/x/metrics ||
+start_exporter ex2 -d "mmap:$work/dev.bin,rw" --poll.interval=1h --web.telemetry-path=/x/metrics ||
 	bad "mmap exporter did not start: $(cat "$work/ex2.log")"
 for ((i = 0; i < 50; i++)); do
 	curl -s "$ex2_url/x/metrics" | grep -q '^pcie_telemetry_polls_total{.*} 1' && break
@@ -94,14 +94,14 @@ grep -q '<a href="/x/metrics">' <(curl -s "$ex2_url/") && ok || bad "the landing
 stop_exporter ex2 && ok || bad "SIGTERM: exit status $?"
 
 # a device that fails: up 0, retried, up again once it is there
-start_exporter ex3 -d "mmap:$work/late.bin" -d "image:$cases/basic_t1.regs" ||
+start_exporter ex3 -d "mmap:$work/late.bin,rw" -d "image:$cases/basic_t1.regs" ||
 	bad "exporter with a missing device did not start: $(cat "$work/ex3.log")"
 sleep 0.5
 curl -s "$ex3_url/metrics" >"$work/m"
-[ "$(sample "$work/m" pcie_telemetry_up "device=\"mmap:$work/late.bin\"")" = 0 ] && ok || bad "missing device not up 0"
+[ "$(sample "$work/m" pcie_telemetry_up "device=\"mmap:$work/late.bin,rw\"")" = 0 ] && ok || bad "missing device not up 0"
 [ "$(sample "$work/m" pcie_telemetry_up "device=\"image:")" = 1 ] && ok || bad "the other device suffers"
 grep -q "pcie_telemetry_bus_words_total{device=\"mmap:" "$work/m" && bad "counters of a device that is down" || ok
-grep -q "mmap:$work/late.bin: down: " "$work/ex3.log" && ok || bad "no log line for the failing device"
+grep -q "mmap:$work/late.bin,rw: down: " "$work/ex3.log" && ok || bad "no log line for the failing device"
 mkdev "$work/late.bin" 0
 for ((i = 0; i < 60; i++)); do
 	curl -s "$ex3_url/metrics" >"$work/m"
@@ -110,7 +110,7 @@ for ((i = 0; i < 60; i++)); do
 done
 [ "$(sample "$work/m" pcie_telemetry_up "device=\"mmap:")" = 1 ] && ok || bad "device not up after it appeared"
 [ "$(sample "$work/m" pcie_telemetry_poll_errors_total "device=\"mmap:")" -ge 1 ] && ok || bad "poll errors not counted"
-grep -q "mmap:$work/late.bin: up again" "$work/ex3.log" && ok || bad "no log line for the device back"
+grep -q "mmap:$work/late.bin,rw: up again" "$work/ex3.log" && ok || bad "no log line for the device back"
 # the same port again: one line, status 1
 "$exporter" --web.listen-address="${ex3_url#http://}" -d "image:$cases/basic_t1.regs" >"$work/out" 2>"$work/err"
 rc=$?

@@ -4,7 +4,7 @@
 #
 # The card must be shared by two processes, which a simulated card is not
 # (it lives inside the process that opened it); so the card is a
-# component file (-d mmap:FILE) whose counters tests/helpers/pt_filecard
+# component file (-d mmap:FILE,rw) whose counters tests/helpers/pt_filecard
 # keeps running at 50 MHz (PCIe) and 25 MHz (DMA) and clears, as the
 # firmware does, when anyone writes CLEAR to COMMAND.  Every counter
 # series scraped every 0.2 s must grow by at most what its clock allows,
@@ -21,7 +21,7 @@ mkdev "$work/card.bin" 0
 card_pid=$!
 track $card_pid
 for ((i = 0; i < 50; i++)); do grep -qs ready "$work/card.log" && break; sleep 0.1; done
-start_exporter ex -d "mmap:$work/card.bin" --poll.interval=100ms || { bad "no exporter: $(cat "$work/ex.log")"; exit 1; }
+start_exporter ex -d "mmap:$work/card.bin,rw" --poll.interval=100ms || { bad "no exporter: $(cat "$work/ex.log")"; exit 1; }
 
 # scrape N times, 0.2 s apart, appending "TIME SERIES VALUE" lines
 scrapes() {
@@ -35,7 +35,7 @@ scrapes 10
 # the clear, by another process; the card may miss a CLEAR that the
 # exporter's SNAPSHOT overwrote within its millisecond: then again
 for try in 1 2 3; do
-	"$bin/nfb-pcie-telemetry" -d "mmap:$work/card.bin" -c >/dev/null 2>"$work/clear.err" || bad "-c failed: $(cat "$work/clear.err")"
+	"$bin/nfb-pcie-telemetry" -d "mmap:$work/card.bin,rw" -c >/dev/null 2>"$work/clear.err" || bad "-c failed: $(cat "$work/clear.err")"
 	sleep 0.1
 	grep -q '^clear 1' "$work/card.log" && break
 done

@@ -94,7 +94,7 @@ mkdev "$work/card.bin" 0
 "$helpers/pt_filecard" "$work/card.bin" $hz 30 33 >"$work/card.log" &
 track $!
 for ((i = 0; i < 50; i++)); do grep -qs ready "$work/card.log" && break; sleep 0.1; done
-start_exporter fx -d "mmap:$work/card.bin" --poll.interval=1s || { bad "no exporter: $(cat "$work/fx.log")"; exit 1; }
+start_exporter fx -d "mmap:$work/card.bin,rw" --poll.interval=1s || { bad "no exporter: $(cat "$work/fx.log")"; exit 1; }
 watch file "$fx_url" 12 12 0
 # bytes: 8 items of 4 bytes per cycle
 check file $((32 * hz))

@@ -5,16 +5,10 @@
 #
 # Usage: test_tool_errors.sh BIN_DIR TESTS_DIR
 set -u
-bin=$1
-data=$2
-tool=$bin/nfb-pcie-telemetry
-cases=$data/conformance/report
-[ -x "$tool" ] || { echo "FAIL: $tool is not built"; exit 1; }
-
-work=$(mktemp -d)
+# tool, cases, work, ok, bad
+. "$(dirname "$0")/tool_harness.sh" "$@"
+# the tests below take permissions away inside $work
 trap 'chmod -R u+rwx "$work" 2>/dev/null; rm -rf "$work"' EXIT
-pass=0
-fail=0
 # mkdev FILE STATUS
 . "$(dirname "$0")/component_dev.sh"
 
@@ -74,8 +68,8 @@ expect 2 "-c takes no reading" -d "image:$cases/basic_t1.regs" -c --record "$wor
 # --- no such device, permission denied (exit 1)
 expect 1 "$work/none.regs: cannot open the register image: No such file" -d "image:$work/none.regs"
 expect 1 "image: no file name" -d "image:"
-# the warning about a negative -t never stands beside an error
-expect 1 "$work/none.regs: cannot open the register image" -d "image:$work/none.regs" -t -1
+# a negative -t is a usage error, found before any device is opened
+expect 2 "-t '-1': a negative interval" -d "image:$work/none.regs" -t -1
 expect 1 "no such PCI device" -d "pci:ffff:ff:1f.7@0x8000"
 expect 1 "bad PCI device" -d "pci:0000:03:00.0"
 expect 1 "-i 1: image:$cases/basic_t1.regs holds a single PCIe telemetry component" \

@@ -1,22 +1,13 @@
 #!/usr/bin/env bash
 # The command line of nfb-pcie-telemetry beyond the error cases: help and
 # version, long forms and abbreviations (as argparse allows), the mode
-# rule of -t (any value <= 0 is totals; a negative one also warns), -c
+# rule of -t (0 is totals, a negative value is refused), -c
 # winning over -t and -j, the last of a repeated option winning.
 #
 # Usage: test_tool_options.sh BIN_DIR TESTS_DIR
 set -u
-bin=$1
-data=$2
-tool=$bin/nfb-pcie-telemetry
-cases=$data/conformance/report
-[ -x "$tool" ] || { echo "FAIL: $tool is not built"; exit 1; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# tool, cases, work, ok, bad
+. "$(dirname "$0")/tool_harness.sh" "$@"
 img=image:$cases/basic_t1.regs
 
 # same_as WANT_FILE ARGS...: exit 0, stdout equal to WANT_FILE, stderr empty
@@ -58,13 +49,18 @@ same_as "$cases/clear.out" -d "$img" -c
 same_as "$cases/clear.out" -d "$img" -c -j -t 5
 same_as "$cases/clear.out" --clear --json -d "$img"
 
-# a negative interval: totals, and one warning line
-"$tool" -d "$img" -t -2.5 >"$work/out" 2>"$work/err"
-[ $? -eq 0 ] && cmp -s "$work/out" "$work/totals" && [ "$(wc -l <"$work/err")" -eq 1 ] &&
-	grep -q '^nfb-pcie-telemetry: warning: -t -2.5 is negative' "$work/err" && ok ||
-	bad "-t -2.5: $(cat "$work/err")"
-"$tool" -d "$img" -j -t -1 >"$work/out" 2>/dev/null
-grep -q '"seconds": null' "$work/out" && ok || bad "-j -t -1 is not totals"
+# a negative interval is refused (issue 8): a usage error, nothing printed
+for t in -2.5 -1 -1e-9 -inf; do
+	"$tool" -d "$img" -t "$t" >"$work/out" 2>"$work/err"
+	rc=$?
+	[ $rc -eq 2 ] && [ ! -s "$work/out" ] && [ "$(wc -l <"$work/err")" -eq 1 ] &&
+		grep -q "^nfb-pcie-telemetry: -t '$t': " "$work/err" && ok ||
+		bad "-t $t: rc $rc, stderr $(cat "$work/err")"
+done
+grep -q "^nfb-pcie-telemetry: -t '-1': a negative interval (use -t 0 for the totals" <("$tool" -d "$img" -t -1 2>&1) &&
+	ok || bad "-t -1: the message does not say what to use instead"
+"$tool" -d "$img" -j -t 0 >"$work/out" 2>/dev/null
+grep -q '"seconds": null' "$work/out" && ok || bad "-j -t 0 is not totals"
 
 echo "test_tool_options: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

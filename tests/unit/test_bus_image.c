@@ -11,6 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include <cmocka.h>
 
@@ -76,7 +80,7 @@ static void test_lexical_rules(void **state)
 	(void)state;
 	/* comments anywhere, CR LF, blanks and tabs, case, 0x optional,
 	 * no LF at the end */
-	struct pt_bus *b = open_ok("  pcie-telemetry-regs \t 1   # the magic line\r\n"
+	struct pt_bus *b = open_ok("  pcie-telemetry-regs 1 \t  # the magic line\r\n"
 				   "# a comment line\r\n"
 				   "\r\n"
 				   "   \t  \n"
@@ -110,6 +114,41 @@ static void test_magic_line(void **state)
 	expect_error("PCIE-telemetry-regs 1\n@snapshot 1\n", 1, "not a register image");
 	expect_error("pcie-telemetry-regs 1", 1, "no image");
 	expect_error(HDR "# only comments\n\n", 3, "no image");
+	/* register-image.md: exactly "pcie-telemetry-regs 1" once the comment
+	 * and the surrounding blanks are gone, so one space between */
+	expect_error("pcie-telemetry-regs\t1\n@snapshot 1\n", 1,
+		     "must be exactly 'pcie-telemetry-regs 1', one space between the words, found "
+		     "'pcie-telemetry-regs\\x091'");
+	expect_error("pcie-telemetry-regs  1\n@snapshot 1\n", 1, "one space between the words");
+	expect_error(" pcie-telemetry-regs \t 1 # c\n@snapshot 1\n", 1, "must be exactly");
+	pt_bus_close(open_ok("\t pcie-telemetry-regs 1\t# c\r\n@snapshot 1\n"));
+}
+
+/* docs/tool.md: a line of an image has at most 4096 characters, the line
+ * end not counted; the error names the line. */
+static void test_line_limit(void **state)
+{
+	(void)state;
+	char *t = malloc(10000);
+
+	assert_non_null(t);
+	for (int crlf = 0; crlf < 2; crlf++) {
+		for (size_t n = 4095; n <= 4097; n++) {
+			size_t h = (size_t)sprintf(t, HDR "@snapshot 1\n0x4 0x1 #");
+
+			memset(t + h, 'c', n - 9);
+			strcpy(t + h + n - 9, crlf ? "\r\n0x8 0x2\n" : "\n0x8 0x2\n");
+			if (n <= 4096) {
+				struct pt_bus *b = open_ok(t);
+
+				assert_int_equal(rd(b, 8), 2);
+				pt_bus_close(b);
+			} else {
+				expect_error(t, 3, "line longer than 4096 characters");
+			}
+		}
+	}
+	free(t);
 }
 
 static void test_snapshot_line(void **state)
@@ -296,6 +335,39 @@ static void test_file_errors(void **state)
 	unlink(path);
 }
 
+/* What an image may be: a regular file of at most 1 GiB.  A FIFO without
+ * a writer is refused at once, and so is a device; a sparse file over the
+ * limit is refused from its size, before anything is read or allocated. */
+static void test_file_kinds_and_size(void **state)
+{
+	(void)state;
+	struct pt_bus *b = (struct pt_bus *)1;
+	char dir[] = "/tmp/test_bus_image_XXXXXX", path[600];
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	alarm(20); /* a blocking open fails the test instead of hanging it */
+	assert_true(pt_bus_open_image(path, &b, msg, sizeof(msg)) < 0);
+	alarm(0);
+	assert_null(b);
+	assert_non_null(strstr(msg, "cannot read the register image: it is a FIFO, not a regular file"));
+	unlink(path);
+	if (mknod(path, S_IFCHR | 0600, makedev(1, 5)) == 0) { /* a /dev/zero of our own */
+		assert_true(pt_bus_open_image(path, &b, msg, sizeof(msg)) < 0);
+		assert_non_null(strstr(msg, "it is a character device, not a regular file"));
+		unlink(path);
+	}
+	snprintf(path, sizeof(path), "%s/sparse.regs", dir);
+	assert_int_equal(close(open(path, O_CREAT | O_WRONLY, 0600)), 0);
+	assert_int_equal(truncate(path, (off_t)2 << 30), 0);
+	assert_int_equal(pt_bus_open_image(path, &b, msg, sizeof(msg)), -EFBIG);
+	assert_non_null(strstr(msg, "the register image has 2147483648 bytes, more than its limit "
+				    "of 1 GiB"));
+	unlink(path);
+	rmdir(dir);
+}
+
 /* Every conformance image parses, and replays its MAGIC. */
 static void test_conformance_images_parse(void **state)
 {
@@ -327,12 +399,14 @@ int main(void)
 		cmocka_unit_test(test_minimal_and_absent_registers),
 		cmocka_unit_test(test_lexical_rules),
 		cmocka_unit_test(test_magic_line),
+		cmocka_unit_test(test_line_limit),
 		cmocka_unit_test(test_snapshot_line),
 		cmocka_unit_test(test_register_line),
 		cmocka_unit_test(test_error_line_numbers_count_every_line),
 		cmocka_unit_test(test_replay),
 		cmocka_unit_test(test_block_bounds),
 		cmocka_unit_test(test_file_errors),
+		cmocka_unit_test(test_file_kinds_and_size),
 		cmocka_unit_test(test_conformance_images_parse),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -69,7 +69,7 @@ static void test_read_write_block(void **state)
 	uint32_t v, blk[8];
 
 	make_file(PT_COMP_SPAN, 0);
-	assert_int_equal(pt_bus_open_mmap_file(path, 0, &b, msg, sizeof(msg)), 0);
+	assert_int_equal(pt_bus_open_mmap_file(path, 0, PT_BUS_MMAP_WRITE, &b, msg, sizeof(msg)), 0);
 	assert_string_equal(pt_bus_kind(b), "pci");
 	assert_int_equal(pt_bus_read32(b, 0, &v), 0);
 	assert_int_equal(v, PT_MAGIC);
@@ -80,7 +80,7 @@ static void test_read_write_block(void **state)
 		assert_int_equal(blk[2 * i], 1000 + i);
 		assert_int_equal(blk[2 * i + 1], i);
 	}
-	/* writes reach the file (MAP_SHARED) */
+	/* with PT_BUS_MMAP_WRITE, writes reach the file (MAP_SHARED) */
 	assert_int_equal(pt_bus_write32(b, PT_REG_COMMAND, 0xE), 0);
 	assert_int_equal(pt_bus_write32(b, 0xFFFC, 0xA5A5A5A5), 0);
 	assert_int_equal(file_word(0x20), 0xE);
@@ -105,23 +105,112 @@ static void test_offset_not_page_aligned(void **state)
 	const uint32_t base = 0x11004; /* inside the second page of 64 KiB */
 
 	make_file(0x30000, base);
-	assert_int_equal(pt_bus_open_mmap_file(path, base, &b, msg, sizeof(msg)), 0);
+	assert_int_equal(pt_bus_open_mmap_file(path, base, PT_BUS_MMAP_WRITE, &b, msg, sizeof(msg)), 0);
 	assert_int_equal(pt_bus_read32(b, 0, &v), 0);
 	assert_int_equal(v, PT_MAGIC);
 	assert_int_equal(pt_bus_write32(b, 0x28, 7), 0);
 	assert_int_equal(file_word(base + 0x28), 7);
 	pt_bus_close(b);
 	/* the component must fit in the file */
-	assert_true(pt_bus_open_mmap_file(path, 0x30000 - 0x10000 + 4, &b, msg, sizeof(msg)) < 0);
+	assert_true(pt_bus_open_mmap_file(path, 0x30000 - 0x10000 + 4, 0, &b, msg, sizeof(msg)) < 0);
 	assert_null(b);
 	assert_non_null(strstr(msg, "do not fit"));
-	assert_int_equal(pt_bus_open_mmap_file(path, 0x20000, &b, msg, sizeof(msg)), 0);
+	assert_int_equal(pt_bus_open_mmap_file(path, 0x20000, 0, &b, msg, sizeof(msg)), 0);
 	pt_bus_close(b);
-	assert_true(pt_bus_open_mmap_file(path, 2, &b, msg, sizeof(msg)) < 0);
+	assert_true(pt_bus_open_mmap_file(path, 2, 0, &b, msg, sizeof(msg)) < 0);
 	assert_non_null(strstr(msg, "multiple of 4"));
 	unlink(path);
-	assert_int_equal(pt_bus_open_mmap_file(path, 0, &b, msg, sizeof(msg)), -ENOENT);
+	assert_int_equal(pt_bus_open_mmap_file(path, 0, 0, &b, msg, sizeof(msg)), -ENOENT);
 	assert_non_null(strstr(msg, path));
+}
+
+/* The permissions of the mapping of `path` in this process ("r--s"). */
+static void map_perms(char perms[5])
+{
+	char line[600];
+	FILE *f = fopen("/proc/self/maps", "r");
+	size_t n = strlen(path);
+
+	assert_non_null(f);
+	strcpy(perms, "none");
+	while (fgets(line, sizeof(line), f)) {
+		size_t l = strcspn(line, "\n");
+
+		line[l] = '\0';
+		if (l >= n && strcmp(line + l - n, path) == 0)
+			sscanf(line, "%*s %4s", perms);
+	}
+	fclose(f);
+}
+
+static unsigned long checksum(void)
+{
+	unsigned long sum = 0;
+	int c;
+	FILE *f = fopen(path, "rb");
+
+	assert_non_null(f);
+	while ((c = getc(f)) != EOF)
+		sum = sum * 31 + (unsigned long)c;
+	fclose(f);
+	return sum;
+}
+
+/* Issue 8: a dump given to mmap: is never changed, and a shared mapping
+ * is read-only until the first write. */
+static void test_what_may_be_written(void **state)
+{
+	(void)state;
+	struct pt_bus *b;
+	struct pt_dev d;
+	uint32_t v;
+	char perms[5];
+	unsigned long sum;
+
+	make_file(PT_COMP_SPAN, 0);
+	sum = checksum();
+	/* private (copy on write): the writes are seen, the file stays */
+	assert_int_equal(pt_bus_open_mmap_file(path, 0, 0, &b, msg, sizeof(msg)), 0);
+	assert_string_equal(pt_bus_device(b) + strlen(pt_bus_device(b)) - 4, "@0x0");
+	map_perms(perms);
+	assert_string_equal(perms, "rw-p");
+	assert_int_equal(pt_dev_init(&d, b, msg, sizeof(msg)), 0);
+	assert_int_equal(pt_dev_clear(&d, msg, sizeof(msg)), 0);
+	assert_int_equal(pt_bus_write32(b, 0xFFFC, 0xA5A5A5A5), 0);
+	assert_int_equal(pt_bus_read32(b, 0xFFFC, &v), 0);
+	assert_int_equal(v, 0xA5A5A5A5);
+	pt_bus_close(b);
+	assert_true(checksum() == sum);
+
+	/* shared: read-only until the first write, then read-write */
+	assert_int_equal(pt_bus_open_mmap_file(path, 0, PT_BUS_MMAP_WRITE, &b, msg, sizeof(msg)),
+			 0);
+	assert_string_equal(pt_bus_device(b) + strlen(pt_bus_device(b)) - 3, ",rw");
+	map_perms(perms);
+	assert_string_equal(perms, "r--s");
+	assert_int_equal(pt_bus_read_block(b, 0, &v, 1), 0);
+	map_perms(perms);
+	assert_string_equal(perms, "r--s");
+	assert_true(checksum() == sum);
+	assert_int_equal(pt_bus_write32(b, PT_REG_COMMAND, PT_CMD_SNAPSHOT), 0);
+	map_perms(perms);
+	assert_string_equal(perms, "rw-s");
+	assert_int_equal(file_word(0x20), PT_CMD_SNAPSHOT);
+	assert_int_equal(pt_bus_read32(b, 0, &v), 0);
+	assert_int_equal(v, PT_MAGIC); /* the same pages, mapped again */
+	pt_bus_close(b);
+	map_perms(perms);
+	assert_string_equal(perms, "none");
+
+	/* the file replaced between the open and the first write: refused */
+	assert_int_equal(pt_bus_open_mmap_file(path, 0, PT_BUS_MMAP_WRITE, &b, msg, sizeof(msg)),
+			 0);
+	unlink(path);
+	make_file(PT_COMP_SPAN, 0);
+	assert_int_equal(pt_bus_write32(b, PT_REG_COMMAND, 1), -ESTALE);
+	assert_non_null(strstr(pt_bus_message(b), "is no longer the file that was mapped"));
+	pt_bus_close(b);
+	unlink(path);
 }
 
 static void test_reader_through_mmap(void **state)
@@ -133,7 +222,7 @@ static void test_reader_through_mmap(void **state)
 	double t0, t1;
 
 	make_file(PT_COMP_SPAN, 0);
-	assert_int_equal(pt_bus_open_mmap_file(path, 0, &b, msg, sizeof(msg)), 0);
+	assert_int_equal(pt_bus_open_mmap_file(path, 0, PT_BUS_MMAP_WRITE, &b, msg, sizeof(msg)), 0);
 	if (pt_dev_init(&d, b, msg, sizeof(msg)) != 0)
 		fail_msg("%s", msg);
 	assert_int_equal(pt_reading_init(&r, d.layout.entries), 0);
@@ -193,6 +282,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_read_write_block),
+		cmocka_unit_test(test_what_may_be_written),
 		cmocka_unit_test(test_offset_not_page_aligned),
 		cmocka_unit_test(test_reader_through_mmap),
 		cmocka_unit_test(test_pci_spec_parsing),

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <math.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 
@@ -188,6 +189,124 @@ static void test_errors(void **state)
 	expect_error("[generics]\nCNT_WIDTH = 40\nTAG_CAPACITY = 0\n", 3, "TAG_CAPACITY");
 	expect_error("[endpoint]\nhost_latency_ns = 100\nhost_latency_jitter_ns = 200\n", 3,
 		     "jitter");
+	/* a rule about several generics names the latest of their lines, even
+	 * one its message does not spell out */
+	expect_error("[generics]\nDMA_PORTS = 8\nDMA_DOWN_MFB_REGIONS = 16\n", 3, "DMA regions 16");
+	expect_error("[generics]\nDMA_DOWN_MFB_REGIONS = 16\nDMA_PORTS = 8\n", 3, "DMA_PORTS=8");
+}
+
+/* The model names the generic a rule is about through a mask, not text. */
+static void test_generics_which(void **state)
+{
+	(void)state;
+	struct ptm_generics g;
+	char msg[256];
+	uint32_t which = 1;
+
+	ptm_generics_default(&g);
+	assert_int_equal(ptm_generics_check_which(&g, &which, msg, sizeof(msg)), 0);
+	assert_int_equal(which, 0);
+	g.drain_period = 1000;
+	assert_int_equal(ptm_generics_check_which(&g, &which, msg, sizeof(msg)), -EINVAL);
+	assert_int_equal(which, PTM_GENERIC_BIT(drain_period));
+	ptm_generics_default(&g);
+	g.dma_down_mfb_region_bytes = 30; /* not a multiple of 4 */
+	assert_int_equal(ptm_generics_check_which(&g, &which, msg, sizeof(msg)), -EINVAL);
+	assert_int_equal(which, PTM_GENERIC_BIT(dma_down_mfb_region_bytes));
+	ptm_generics_default(&g);
+	g.dma_ports = 8;
+	g.dma_up_mfb_regions = 16;
+	assert_int_equal(ptm_generics_check_which(&g, &which, msg, sizeof(msg)), -EINVAL);
+	assert_true(which & PTM_GENERIC_BIT(dma_ports));
+	assert_true(which & PTM_GENERIC_BIT(dma_up_mfb_regions));
+	assert_false(which & PTM_GENERIC_BIT(tag_capacity));
+	/* NULL is allowed, and the plain check says the same */
+	assert_int_equal(ptm_generics_check_which(&g, NULL, msg, sizeof(msg)), -EINVAL);
+	assert_int_equal(ptm_generics_check(&g, msg, sizeof(msg)), -EINVAL);
+}
+
+/* A line of n characters: "KEY = vvv..." (or a comment when key is
+ * NULL), then eol. */
+static char *line_of(size_t n, const char *key, const char *eol)
+{
+	static char text[600];
+	size_t h = (size_t)snprintf(text, sizeof(text), "[card]\n%s", key ? key : ";");
+	memset(text + h, 'x', n + 7 - h);
+	snprintf(text + n + 7, sizeof(text) - n - 7, "%s[card]\nseed = 3\n", eol);
+	return text;
+}
+
+/* docs/scenarios.md: "a line is at most 199 characters", the line end
+ * not counted: both sides of the boundary, for every kind of line. */
+static void test_line_limit(void **state)
+{
+	(void)state;
+	static const char *const kinds[] = { NULL, "name = ", "   name = " };
+	static const char *const eols[] = { "\n", "\r\n" };
+	for (size_t k = 0; k < 3; k++)
+		for (size_t e = 0; e < 2; e++) {
+			struct pte_scenario s;
+			char msg[512];
+			const char *t = line_of(199, kinds[k], eols[e]);
+			assert_int_equal(strcspn(t + 7, "\r\n"), 199);
+			if (load(t, &s, msg, sizeof(msg)) != 0)
+				fail_msg("a line of 199 characters: %s", msg);
+			assert_int_equal(s.seed, 3);
+			expect_error(line_of(200, kinds[k], eols[e]), 2,
+				     "line longer than 199 characters");
+		}
+	/* the line number is the long line's, also further down */
+	expect_error("[card]\nseed = 1\n\n; short\n"
+		     "; xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+		     "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+		     "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n",
+		     5, "longer than 199");
+}
+
+/* What a scenario file may be: a regular file of at most 1 MiB.  A FIFO
+ * without a writer is refused at once (the open must not block), and so
+ * is a folder; a preset name is suggested only for a word that is no
+ * file at all. */
+static void test_file_checks(void **state)
+{
+	(void)state;
+	struct pte_scenario s;
+	char msg[512], path[160];
+
+	snprintf(path, sizeof(path), "%s/fifo", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	alarm(20); /* a blocking open would hang the test: fail it instead */
+	assert_true(pte_scenario_load(path, &s, msg, sizeof(msg)) < 0);
+	alarm(0);
+	assert_non_null(strstr(msg, "it is a FIFO, not a regular file"));
+	assert_non_null(strstr(msg, path));
+	assert_null(strstr(msg, "no such preset"));
+	assert_true(pte_scenario_load(dir, &s, msg, sizeof(msg)) < 0);
+	assert_non_null(strstr(msg, "it is a folder"));
+
+	/* over the limit: refused from its size, before it is read */
+	snprintf(path, sizeof(path), "%s/big.ini", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(ftruncate(fileno(f), (1 << 20) + 1), 0);
+	fclose(f);
+	assert_int_equal(pte_scenario_load(path, &s, msg, sizeof(msg)), -EFBIG);
+	assert_non_null(strstr(msg, "more than its limit of 1 MiB"));
+	/* at the limit: read (and then rejected for its NUL bytes) */
+	assert_int_equal(truncate(path, 1 << 20), 0);
+	assert_int_equal(pte_scenario_load(path, &s, msg, sizeof(msg)), -EINVAL);
+	assert_non_null(strstr(msg, "not a text file"));
+
+	/* a word that is a file without permission is no preset either */
+	assert_int_equal(chdir(dir), 0);
+	write_file("noperm", "[card]\n");
+	assert_int_equal(chmod("noperm", 0), 0);
+	if (geteuid() != 0) {
+		assert_true(pte_scenario_load("noperm", &s, msg, sizeof(msg)) < 0);
+		assert_null(strstr(msg, "no such preset"));
+	}
+	assert_int_equal(pte_scenario_load("nosuchword", &s, msg, sizeof(msg)), -ENOENT);
+	assert_non_null(strstr(msg, "no such preset or scenario file"));
 }
 
 static void test_card_from_file(void **state)
@@ -216,6 +335,9 @@ int main(void)
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_base),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_generics_which),
+		cmocka_unit_test(test_line_limit),
+		cmocka_unit_test(test_file_checks),
 		cmocka_unit_test(test_card_from_file),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -630,41 +630,205 @@ static void test_shortcuts_exact(void **state)
 	}
 }
 
+/* n CLK edges: a batch on a, single edges on b; the DRAIN_TICKs agree.
+ * brake1 != brake: BRAKE brake1 at the first edge (ptm_probe_clk_batch2). */
+static uint64_t clk_both(ptm_probe *a, ptm_probe *b, int rst, const struct ptm_bus_in *in,
+			 uint32_t brake1, uint32_t brake, uint64_t n)
+{
+	uint64_t ta = brake1 != brake ? ptm_probe_clk_batch2(a, in, brake1, brake, n)
+				      : ptm_probe_clk_batch(a, rst, in, brake, n);
+	uint64_t tb = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		struct ptm_probe_clk_out co;
+		ptm_probe_clk(b, rst, in, i ? brake : brake1, &co);
+		tb += co.drain_tick;
+	}
+	assert_int_equal(ta, tb);
+	return ta;
+}
+
+/* n MI edges on both, their outputs compared. */
+static void mi_both(ptm_probe *a, ptm_probe *b, int mi_rst, int fl, int rd, unsigned n)
+{
+	for (unsigned k = 0; k < n; k++) {
+		struct ptm_probe_mi_out ma, mb;
+		memset(&ma, 0, sizeof(ma));
+		memset(&mb, 0, sizeof(mb));
+		ptm_probe_mi_clk(a, mi_rst, fl, rd, &ma);
+		ptm_probe_mi_clk(b, mi_rst, fl, rd, &mb);
+		assert_memory_equal(&ma, &mb, sizeof(ma));
+	}
+}
+
+/* Two default PCIe probes (2 buses of 2 regions, 14 BRAKEs). */
+static void pcie_pair(unsigned drain_period, ptm_probe **a, ptm_probe **b)
+{
+	struct ptm_probe_generics g = { .buses = 2, .regions = 2, .region_items = { 8, 8 },
+					.eof_pos_width = 3, .brakes = 14,
+					.drain_period = drain_period };
+	char msg[256];
+	assert_int_equal(ptm_probe_new(&g, a, msg, sizeof(msg)), 0);
+	assert_int_equal(ptm_probe_new(&g, b, msg, sizeof(msg)), 0);
+}
+
+/* Every CLK-side register of a against b (the plain model, single edges),
+ * in the representation-independent form of ptm_probe_debug_regs. */
+static void assert_same_regs(const ptm_probe *a, const ptm_probe *b, const char *what, int step)
+{
+	static uint64_t ca[1024], cb[1024], ga[128], gb[128];
+	struct ptm_probe_regs ra, rb;
+	struct ptm_probe_info info;
+	ptm_probe_info(a, &info);
+	ptm_probe_debug_regs(a, &ra, ca, ga);
+	ptm_probe_debug_regs(b, &rb, cb, gb);
+	if (memcmp(&ra, &rb, sizeof(ra)) != 0)
+		fail_msg("%s, step %d: registers differ: period %u/%u pos %u/%u slot %u/%u run %u/%u "
+			 "frame_open %x/%x wr_en %u/%u ovf %u/%u",
+			 what, step, ra.period, rb.period, ra.pos, rb.pos, ra.slot, rb.slot, ra.run,
+			 rb.run, ra.frame_open, rb.frame_open, ra.wr_en, rb.wr_en, ra.ovf, rb.ovf);
+	for (unsigned c = 0; c < info.groups * 8; c++)
+		if (ca[c] != cb[c])
+			fail_msg("%s, step %d: counter %u: batch %llu, plain %llu", what, step, c,
+				 (unsigned long long)ca[c], (unsigned long long)cb[c]);
+	assert_memory_equal(ga, gb, info.groups * sizeof(ga[0]));
+	assert_same_stats(a, b);
+}
+
+/* Change each bus with probability pct (and the BRAKE bits). */
+static void change_inputs(const struct ptm_probe_generics *g, struct ptm_bus_in *in,
+			  uint32_t *brake, unsigned pct)
+{
+	struct ptm_bus_in fresh[TB];
+	uint32_t br;
+	random_inputs(g, fresh, &br);
+	for (unsigned b = 0; b < g->buses; b++)
+		if (rndn(100) < pct)
+			in[b] = fresh[b];
+	if (rndn(100) < pct / 2)
+		*brake = br;
+}
+
+/*
+ * The batch representation (probe_batch.c) against the plain model edge
+ * by edge: random generics, batches of every length (mostly 1..3 edges,
+ * where the first edges of a batch and the history of the last ones
+ * matter), inputs changing on some buses at every batch (and BRAKE after
+ * the first edge: ptm_probe_clk_batch2), single edges in
+ * between (back to the eager representation), MI edges with reads, flag
+ * clears and MI resets, CLK resets in the middle of sweeps; every
+ * register and counter compared after every call.
+ */
+static void test_batch_lockstep_regs(void **state)
+{
+	(void)state;
+	rng_state = 0x1234567887654321ull;
+	for (unsigned t = 0; t < 40; t++) {
+		struct pgen pg;
+		random_generics(&pg);
+		if (t == 38) /* the general paths: more regions, more buses */
+			pg.g = (struct ptm_probe_generics){ .buses = 3, .regions = 8,
+				.region_items = { 4, 6, 8 }, .eof_pos_width = 3, .brakes = 5,
+				.drain_period = 256 };
+		if (t == 39) {
+			pg.g = (struct ptm_probe_generics){ .buses = 32, .regions = 1,
+				.eof_pos_width = 3, .brakes = 32, .drain_period = 1024 };
+			for (unsigned b = 0; b < 32; b++)
+				pg.g.region_items[b] = 1 + b % 8;
+		}
+		const struct ptm_probe_generics *g = &pg.g;
+		char msg[256], what[64];
+		snprintf(what, sizeof(what), "generics %u", t);
+		ptm_probe *a = NULL, *b = NULL;
+		assert_int_equal(ptm_probe_new(g, &a, msg, sizeof(msg)), 0);
+		assert_int_equal(ptm_probe_new(g, &b, msg, sizeof(msg)), 0);
+		ptm_probe_debug_slow(b, 1);
+		struct ptm_bus_in in[TB];
+		uint32_t brake = 0;
+		random_inputs(g, in, &brake);
+		int rst = 1, fl = 0, mr = 0;
+		const unsigned pct = 10 + rndn(60);
+		for (int step = 0; step < 1500; step++) {
+			unsigned op = rndn(100);
+			if (step == 3)
+				rst = 0;
+			if (op < 2)
+				rst = !rst; /* a reset anywhere, for one or more calls */
+			else if (rst && op < 30)
+				rst = 0;
+			if (op < 60) {
+				change_inputs(g, in, &brake, pct);
+				unsigned k = rndn(100);
+				uint64_t n = k < 55 ? 1 + rndn(3) : k < 85 ? 4 + rndn(60)
+					   : rndn(3 * g->drain_period);
+				/* sometimes a BRAKE change after the first edge */
+				const uint32_t brake1 = !rst && rndn(4) == 0 ? (uint32_t)rnd() : brake;
+				clk_both(a, b, rst, in, brake1, brake, n);
+			} else if (op < 68) {
+				change_inputs(g, in, &brake, pct);
+				ptm_probe_clk(a, rst, in, brake, NULL);
+				ptm_probe_clk(b, rst, in, brake, NULL);
+			} else {
+				if (rndn(100) == 0)
+					fl = !fl;
+				mr = rndn(150) == 0;
+				for (unsigned k = 1 + rndn(4); k; k--)
+					mi_both(a, b, mr, fl, rndn(5) != 0, 1);
+			}
+			assert_same_regs(a, b, what, step);
+		}
+		ptm_probe_free(a);
+		ptm_probe_free(b);
+	}
+}
+
+/* A CLK batch while MI_RESET is held does the CLK side's reset edge: the
+ * FIFO_OVF of an overflow before the reset must not come back after it
+ * (the batch once skipped the held reset before any reset edge). */
+static void test_batch_after_mi_reset(void **state)
+{
+	(void)state;
+	ptm_probe *a = NULL, *b = NULL;
+	pcie_pair(64, &a, &b);
+	struct ptm_bus_in in[2];
+	memset(in, 0, sizeof(in));
+	for (int i = 0; i < 8; i++) {
+		clk_both(a, b, 1, in, 0, 0, 1);
+		mi_both(a, b, 0, 0, 0, 1);
+	}
+	clk_both(a, b, 0, in, 0, 0, 1000); /* no MI edges: the FIFO overflows */
+	mi_both(a, b, 1, 0, 1, 4);
+	in[0].mvb_src_rdy = 1; /* new inputs while MI_RESET is held */
+	clk_both(a, b, 0, in, 0, 0, 5);
+	for (int i = 0; i < 4; i++) {
+		struct ptm_probe_mi_out ma;
+		mi_both(a, b, 0, 0, 1, 1);
+		ptm_probe_tx(a, &ma);
+		assert_int_equal(ma.fifo_ovf, 0);
+	}
+	assert_same_regs(a, b, "after MI_RESET", 0);
+	ptm_probe_free(a);
+	ptm_probe_free(b);
+}
+
 /* Steady traffic over many drain periods: the batch must skip, not step. */
 static void test_batch_steady_traffic(void **state)
 {
 	(void)state;
-	struct ptm_probe_generics g = { .buses = 2, .regions = 2, .region_items = { 8, 8 },
-					.eof_pos_width = 3, .brakes = 14, .drain_period = 4096 };
-	char msg[256];
 	ptm_probe *a = NULL, *b = NULL;
-	assert_int_equal(ptm_probe_new(&g, &a, msg, sizeof(msg)), 0);
-	assert_int_equal(ptm_probe_new(&g, &b, msg, sizeof(msg)), 0);
+	pcie_pair(4096, &a, &b);
 	struct ptm_bus_in in[2];
 	memset(in, 0, sizeof(in));
 	in[0].src_rdy = in[0].dst_rdy = 1; /* an endless frame: all regions busy */
 	in[0].sof = 1;
 	in[1].src_rdy = 1;                  /* bus 1 stalled */
-	ptm_probe_clk_batch(a, 1, in, 0x41, 4);
-	for (int i = 0; i < 4; i++)
-		ptm_probe_clk(b, 1, in, 0x41, NULL);
+	clk_both(a, b, 1, in, 0x41, 0x41, 4);
 	in[0].sof = 0;
-	const uint64_t n = 40 * 4096 + 17;
-	uint64_t ticks = ptm_probe_clk_batch(a, 0, in, 0x41, n);
-	for (uint64_t i = 0; i < n; i++)
-		ptm_probe_clk(b, 0, in, 0x41, NULL);
-	assert_int_equal(ticks, 40);
+	assert_int_equal(clk_both(a, b, 0, in, 0x41, 0x41, 40 * 4096 + 17), 40);
 	assert_same_stats(a, b);
 	/* drain both and compare every delta */
 	for (unsigned i = 0; i < 2000; i++) {
-		struct ptm_probe_mi_out ma, mb;
-		memset(&ma, 0, sizeof(ma));
-		memset(&mb, 0, sizeof(mb));
-		ptm_probe_clk(a, 0, in, 0x41, NULL);
-		ptm_probe_clk(b, 0, in, 0x41, NULL);
-		ptm_probe_mi_clk(a, 0, 0, 1, &ma);
-		ptm_probe_mi_clk(b, 0, 0, 1, &mb);
-		assert_memory_equal(&ma, &mb, sizeof(ma));
+		clk_both(a, b, 0, in, 0x41, 0x41, 1);
+		mi_both(a, b, 0, 0, 1, 1);
 	}
 	assert_same_stats(a, b);
 	ptm_probe_free(a);
@@ -915,6 +1079,8 @@ int main(void)
 		cmocka_unit_test(test_conservation_fixed),
 		cmocka_unit_test(test_batch_equals_single),
 		cmocka_unit_test(test_batch_steady_traffic),
+		cmocka_unit_test(test_batch_lockstep_regs),
+		cmocka_unit_test(test_batch_after_mi_reset),
 		cmocka_unit_test(test_shortcuts_exact),
 		cmocka_unit_test(test_generics_rejected),
 		cmocka_unit_test(test_trace_ok_minimal),

@@ -25,24 +25,7 @@
 #include "model/model_priv.h"
 #include "model/probe_priv.h"
 #include "pcie_telemetry/model.h"
-
-/* ------------------------------------------------------------------ */
-/* Random numbers (xorshift64*, reproducible)                          */
-
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-
-static uint64_t rnd(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545F4914F6CDD1Dull;
-}
-
-static unsigned rndn(unsigned n)
-{
-	return (unsigned)(rnd() % n);
-}
+#include "model_rand.h"
 
 /* ------------------------------------------------------------------ */
 /* Reference of the probe's counting (independent of src/model)        */
@@ -135,27 +118,6 @@ static unsigned band(unsigned v, unsigned cap)
 /* ------------------------------------------------------------------ */
 /* Random stimulus                                                      */
 
-static void rand_bus(struct ptm_bus_in *b, unsigned regions, unsigned items, int mvb, int busy)
-{
-	memset(b, 0, sizeof(*b));
-	b->src_rdy = (uint8_t)(rndn(100) < (unsigned)busy);
-	b->dst_rdy = (uint8_t)(rndn(100) < 80);
-	for (unsigned r = 0; r < regions; r++) {
-		unsigned x = rndn(8);
-		if (x < 2)
-			b->sof |= 1u << r;
-		if (x == 1 || x == 2 || x == 3)
-			b->eof |= 1u << r;
-		b->eof_pos[r] = (uint16_t)rndn(items);
-		if (mvb && rndn(3) == 0)
-			b->mvb_vld |= 1u << r;
-	}
-	if (mvb) {
-		b->mvb_src_rdy = (uint8_t)(rndn(100) < (unsigned)busy);
-		b->mvb_dst_rdy = (uint8_t)(rndn(100) < 85);
-	}
-}
-
 struct stim {
 	const struct ptm_generics *g;
 	unsigned pr, dr, db;
@@ -211,42 +173,6 @@ static void idle_inputs(struct stim *s)
 
 /* ------------------------------------------------------------------ */
 /* Random generics                                                      */
-
-static void rand_generics(struct ptm_generics *g)
-{
-	static const unsigned bytes[] = {16, 20, 24, 32, 48, 64};
-	static const unsigned cw[] = {33, 48, 64};
-	for (;;) {
-		ptm_generics_default(g);
-		g->pcie_endpoints = 1 + rndn(3);
-		g->dma_ports = 1 + rndn(3);
-		g->pcie_rq_mfb_regions = 1 + rndn(4);
-		g->pcie_rc_mfb_regions = 1 + rndn(4);
-		g->dma_up_mfb_regions = 1 + rndn(4);
-		g->dma_down_mfb_regions = 1 + rndn(4);
-		g->pcie_rq_mfb_region_bytes = bytes[rndn(6)];
-		g->pcie_rc_mfb_region_bytes = bytes[rndn(6)];
-		g->dma_up_mfb_region_bytes = bytes[rndn(6)];
-		g->dma_down_mfb_region_bytes = bytes[rndn(6)];
-		unsigned pb = g->pcie_rq_mfb_region_bytes > g->pcie_rc_mfb_region_bytes
-				      ? g->pcie_rq_mfb_region_bytes
-				      : g->pcie_rc_mfb_region_bytes;
-		unsigned db = g->dma_up_mfb_region_bytes > g->dma_down_mfb_region_bytes
-				      ? g->dma_up_mfb_region_bytes
-				      : g->dma_down_mfb_region_bytes;
-		g->pcie_eof_pos_width = ptm_log2c(pb / 4);
-		g->dma_eof_pos_width = ptm_log2c(db / 4);
-		g->cnt_width = cw[rndn(3)];
-		g->drain_period = 64u << rndn(7); /* 64 .. 4096 */
-		if (g->drain_period > 1024 && rndn(3))
-			g->drain_period = 256;
-		g->tag_capacity = 64 + rndn(512);
-		g->stfifo_capacity = 128 + rndn(4096);
-		char msg[256];
-		if (ptm_generics_check(g, msg, sizeof(msg)) == 0)
-			return;
-	}
-}
 
 static void describe(const struct ptm_generics *g, char *buf, size_t len)
 {
@@ -558,7 +484,7 @@ static void test_counts_random_generics(void **state)
 	rng_state = 0x1234567890abcdefull;
 	for (int i = 0; i < 40; i++) {
 		struct ptm_generics g;
-		rand_generics(&g);
+		rand_generics(&g, 0);
 		struct run_cfg rc;
 		fast_clocks(&g, &rc);
 		run_and_check(&g, &rc, i % 2);
@@ -630,7 +556,7 @@ static void batch_equals_single(uint64_t seed, int fresh)
 	rng_state = seed;
 	for (int round = 0; round < 12; round++) {
 		struct ptm_generics g;
-		rand_generics(&g);
+		rand_generics(&g, 0);
 		if (g.drain_period > 512)
 			g.drain_period = 256;
 		char what[256];
@@ -762,7 +688,7 @@ static void test_mi_drain_equals_single(void **state)
 	rng_state = 4242;
 	for (int round = 0; round < 24; round++) {
 		struct ptm_generics g;
-		rand_generics(&g);
+		rand_generics(&g, 0);
 		if (g.drain_period > 1024)
 			g.drain_period = 512;
 		char what[256];
