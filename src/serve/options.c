@@ -14,6 +14,7 @@
 
 #include "pcie_telemetry/serve.h"
 #include "serve/http.h"
+#include "util/pt_util.h"
 
 enum opt_id { O_LISTEN, O_PATH, O_MAXCONN, O_TIMEOUT, O_DEVICE, O_INDEX, O_POLL, O_HELP, O_VERSION };
 
@@ -308,8 +309,8 @@ static int parse_one(struct parse *p, char *const *argv, int left, int *action)
 	return set_value(p, o, v ? v : argv[1]) < 0 ? -EINVAL : v ? 1 : 2;
 }
 
-int pt_serve_parse_args(int argc, char *const argv[], struct pt_serve_config *c, char *msg,
-			size_t msglen)
+static int parse_args(int argc, char *const argv[], struct pt_serve_config *c, char *msg,
+		      size_t msglen)
 {
 	struct parse p = { c, NULL, 0, false, msg, msglen };
 	int action = PT_SERVE_RUN, i = 1;
@@ -345,4 +346,14 @@ int pt_serve_parse_args(int argc, char *const argv[], struct pt_serve_config *c,
 	if (c->ndevices == 0) /* the libnfb default device */
 		c->devices[c->ndevices++] = (struct pt_serve_device){ NULL, p.global_index, true };
 	return action;
+}
+
+int pt_serve_parse_args(int argc, char *const argv[], struct pt_serve_config *c, char *msg,
+			size_t msglen)
+{
+	int rc = parse_args(argc, argv, c, msg, msglen);
+
+	if (rc < 0)
+		pt_util_oneline(msg, msglen); /* a value with a newline stays one line */
+	return rc;
 }

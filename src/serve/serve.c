@@ -16,6 +16,7 @@
 #include "pcie_telemetry/version.h"
 #include "serve/http.h"
 #include "serve/serve_priv.h"
+#include "util/pt_util.h"
 
 /* A connection's memory: the request line and headers and the answer's
  * headers must fit (the library answers 431 or 414 to a larger request). */
@@ -262,6 +263,7 @@ int pt_serve_start(const struct pt_serve_config *c, struct pt_serve **out, char 
 		if (fd >= 0)
 			close(fd);
 		pt_serve_stop(s);
+		pt_util_oneline(msg, msglen);
 		return rc;
 	}
 	*out = s;

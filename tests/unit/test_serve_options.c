@@ -104,6 +104,7 @@ static void test_errors(void **state)
 		{ { "-d", "a", "-d", "a" }, "-d 'a': given twice (index 0)" },
 		{ { "-d", "a", "b" }, "stray argument 'b' (see --help)" },
 		{ { "--", "x" }, "stray argument 'x' (see --help)" },
+		{ { "-d", "a\nb", "-d", "a\nb" }, "-d 'a\\x0Ab': given twice (index 0)" },
 	};
 
 	(void)state;
