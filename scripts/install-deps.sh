@@ -12,7 +12,7 @@ set -euo pipefail
 if [ -z "${PT_DEPS_LOCKED:-}" ] && command -v flock > /dev/null; then
   PT_DEPS_LOCKED=1 exec flock "$0" "$0" "$@"
 fi
-pkgs=(gcc libc6-dev make cmake pkg-config clang libclang-rt-14-dev
+pkgs=(gcc libc6-dev make cmake pkg-config clang libclang-rt-14-dev libfdt-dev binutils
       libcmocka-dev libinih-dev libjansson-dev libmicrohttpd-dev)
 [ "${1:-}" = "--test" ] && pkgs+=(verilator g++ ghdl-llvm python3 prometheus curl)
 [ "${1:-}" = "--bench" ] && pkgs+=(hyperfine)
