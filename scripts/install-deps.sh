@@ -4,7 +4,7 @@
 # time; afterwards it only checks.
 #   --test   also what the tests need (the HDL simulators: Verilator, and
 #            GHDL with its llvm backend, which links C code; Python for
-#            the ctypes binding)
+#            the ctypes binding; tmux, the terminal of the live view's test)
 #   --bench  also what the benchmarks need
 set -euo pipefail
 # Tests install from inside ctest, several at a time: one run at a time.
@@ -12,8 +12,8 @@ if [ -z "${PT_DEPS_LOCKED:-}" ] && command -v flock > /dev/null; then
   PT_DEPS_LOCKED=1 exec flock "$0" "$0" "$@"
 fi
 pkgs=(gcc libc6-dev make cmake pkg-config clang libclang-rt-14-dev
-      libcmocka-dev libinih-dev libjansson-dev)
-[ "${1:-}" = "--test" ] && pkgs+=(verilator g++ ghdl-llvm python3)
+      libcmocka-dev libinih-dev libjansson-dev libncurses-dev)
+[ "${1:-}" = "--test" ] && pkgs+=(verilator g++ ghdl-llvm python3 tmux)
 [ "${1:-}" = "--bench" ] && pkgs+=(hyperfine)
 missing=()
 for p in "${pkgs[@]}"; do
