@@ -214,8 +214,9 @@ tm send-keys -t c C-c
 restored c 0 "Ctrl-C"
 
 # --- an image: one snapshot per interval, then the end of the recording --
-start d 100 30 -- --top -d "image:$cases/two_ep_two_ports.regs" -t 0.1
-wait_for d "^End of the recording: .*SNAPSHOT number 3 asked for" 20 &&
+cp "$cases/two_ep_two_ports.regs" "$work/two.regs"
+start d 100 30 -- --top -d "image:$work/two.regs" -t 0.1
+wait_for d "^End of the recording \(q quits\): .*/two.regs: SNAPSHOT number 3 asked for" 20 &&
 	capture d | grep -q "measured 1.00 s" && ok || bad "image: $(capture d | head -3)"
 tm send-keys -t d e
 wait_for d "PCIe endpoint 1 \(of 2\)" 5 && capture d | grep -qF "PTC -> DMA1 (DOWN)" && ok ||

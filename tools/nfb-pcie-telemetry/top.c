@@ -123,7 +123,7 @@ static int take_reading(struct top *t, struct cli_error *e)
 		char end[CLI_MSG_LEN + 64];
 
 		t->ended = true;
-		snprintf(end, sizeof end, "End of the recording: %s. q quits.", e->msg);
+		snprintf(end, sizeof end, "End of the recording (q quits): %s", e->msg);
 		say(t, true, end);
 		return 0;
 	}
