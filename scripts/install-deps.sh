@@ -5,7 +5,8 @@
 #   --test   also what the tests need (the HDL simulators: Verilator, and
 #            GHDL with its llvm backend, which links C code; Python for
 #            the ctypes binding; tmux, the terminal of the live view's test)
-#   --bench  also what the benchmarks need
+#   --bench  also what the benchmarks need (hyperfine; tmux for the live
+#            view's CPU share)
 set -euo pipefail
 # Tests install from inside ctest, several at a time: one run at a time.
 if [ -z "${PT_DEPS_LOCKED:-}" ] && command -v flock > /dev/null; then
@@ -14,7 +15,7 @@ fi
 pkgs=(gcc libc6-dev make cmake pkg-config clang libclang-rt-14-dev
       libcmocka-dev libinih-dev libjansson-dev libncurses-dev)
 [ "${1:-}" = "--test" ] && pkgs+=(verilator g++ ghdl-llvm python3 tmux)
-[ "${1:-}" = "--bench" ] && pkgs+=(hyperfine)
+[ "${1:-}" = "--bench" ] && pkgs+=(hyperfine tmux)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
