@@ -16,7 +16,8 @@ tool=$bin/nfb-pcie-telemetry
 [ -x "$tool" ] || { echo "bench_tool_cpu: $tool is not built" >&2; exit 1; }
 work=$(mktemp -d)
 sock="pt-bench-cpu-$$"
-trap 'tmux -L "$sock" kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'tmux -L "$sock" kill-server 2>/dev/null || true
+      rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$sock"; rm -rf "$work"' EXIT
 # mkdev FILE STATUS
 . "$repo/tests/sh/component_dev.sh"
 mkdev "$work/dev.bin" 0

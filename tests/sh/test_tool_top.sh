@@ -29,7 +29,8 @@ fi
 
 sock="pt-top-$$"
 tm() { tmux -L "$sock" -f /dev/null "$@"; }
-trap 'tm kill-server 2>/dev/null; rm -rf "$work"' EXIT
+# the server, its socket and the folder go at the end, whatever happened
+trap 'tm kill-server 2>/dev/null; rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$sock"; rm -rf "$work"' EXIT
 
 # The command of a pane: run the tool (its pid in TAG.pid, its standard
 # error in TAG.err unless ERR_TTY=1), then note its status and the
