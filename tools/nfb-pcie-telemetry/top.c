@@ -47,7 +47,12 @@ struct top {
 	unsigned ep;
 	char notice[CLI_MSG_LEN + 64];
 	bool notice_warn;
+	double notice_until; /* wall time: a notice stays at least until then */
 };
+
+/* Seconds a notice stays on the screen at least (then until the next
+ * interval), so that it can be read at the shortest interval. */
+#define NOTICE_SECONDS 3.0
 
 static volatile sig_atomic_t resized;
 
@@ -89,13 +94,15 @@ static void close_interval(struct top *t)
 	pt_view_record(t->view, t->prev->time, t->cur->time, t->vals);
 	t->time = t->cur->time;
 	t->have_values = true;
-	t->notice[0] = '\0'; /* a notice lasts until the next interval */
+	if (wall_now() >= t->notice_until)
+		t->notice[0] = '\0';
 }
 
 static void say(struct top *t, bool warn, const char *what)
 {
 	snprintf(t->notice, sizeof t->notice, "%s", what);
 	t->notice_warn = warn;
+	t->notice_until = wall_now() + NOTICE_SECONDS;
 }
 
 /* The recording, when asked for: every reading, one image each. */
