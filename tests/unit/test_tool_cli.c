@@ -108,6 +108,29 @@ static void test_errors_return(void **state)
 	assert_int_equal(a.action, CLI_HELP);
 }
 
+/* --top in-process: a stream without a terminal is refused before the
+ * device is opened (status 2, one line); the parser takes the flag. */
+static void test_top_needs_terminal(void **state)
+{
+	(void)state;
+	char *out, *err;
+	char *top[] = { CLI_PROG, "--top", "-d", "image:/nonexistent/x.regs", NULL };
+	struct cli_args a;
+	struct cli_error e;
+
+	assert_int_equal(run(4, top, &out, &err), 2);
+	assert_string_equal(out, "");
+	assert_string_equal(err, "nfb-pcie-telemetry: --top: standard output is not a terminal (the "
+				 "live view draws on one; -w prints reports to a file or a pipe)\n");
+	free(out);
+	free(err);
+	assert_int_equal(cli_parse(4, top, &a, &e), 0);
+	assert_true(a.top && a.interval == 1.0);
+	char *fast[] = { CLI_PROG, "--top", "-t", "0.01", NULL };
+	assert_int_equal(cli_parse(4, fast, &a, &e), -1);
+	assert_string_equal(e.msg, "--top: -t 0.01: the live view measures intervals of 0.1 to 60 s");
+}
+
 /* Every row of the table has its line in --help, in table order. */
 static void test_help_from_table(void **state)
 {
@@ -139,6 +162,7 @@ int main(void)
 		cmocka_unit_test(test_report_twice),
 		cmocka_unit_test(test_errors_return),
 		cmocka_unit_test(test_help_from_table),
+		cmocka_unit_test(test_top_needs_terminal),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,7 +19,9 @@ static int open_component(struct cli_session *s, struct pt_bus **bus, struct cli
 	const uint32_t *cfg = s->dev.layout.cfg;
 
 	e->status = CLI_EXIT_RUNTIME;
-	if (pt_bus_open(s->a->device, s->a->index, bus, e->msg, sizeof(e->msg)) < 0)
+	/* the live view watches a simulated card that lives in real time */
+	if (pt_bus_open_ex(s->a->device, s->a->index, s->a->top ? PT_BUS_REALTIME : 0, bus, e->msg,
+			   sizeof(e->msg)) < 0)
 		return -1;
 	if (pt_dev_init(&s->dev, *bus, e->msg, sizeof(e->msg)) == 0)
 		return 0;
@@ -71,7 +73,7 @@ static int run(struct cli_session *s, int argc, char **argv, struct cli_error *e
 	else if (cli_metrics_prepare(s, &s->dev.layout, e) < 0)
 		status = e->status;
 	else if (prepare_readings(s, argc, argv, e) == 0)
-		status = cli_report_run(s, e);
+		status = a->top ? cli_top_run(s, e) : cli_report_run(s, e);
 out:
 	if (a->record) {
 		struct cli_error re = { 0 };
@@ -114,6 +116,10 @@ int pt_cli_main(int argc, char **argv, FILE *out, FILE *err)
 		fprintf(out, CLI_PROG " %s (pcie-telemetry, libnfb backend %s)\n", PT_VERSION_STRING,
 			pt_bus_have_nfb() ? "built in" : "not built");
 		return cli_printed(out, err);
+	}
+	if (a.top && cli_top_check(out, &e) < 0) {
+		cli_print_error(err, e.msg);
+		return e.status;
 	}
 	memset(&s, 0, sizeof(s));
 	s.a = &a;

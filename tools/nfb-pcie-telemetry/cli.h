@@ -7,6 +7,7 @@
  *   record.c    --record: the register image file of the readings
  *   report.c    the report loop: measure, render, print whole
  *   metrics.c   --metric-file, -M and --list (docs/metrics.md)
+ *   top.c       --top: the live view's loop (docs/top.md; drawing in src/view)
  *   signals.c   SIGINT/SIGTERM end a run cleanly; SIGPIPE is an error
  *   messages.c  errors: the exit status and one line for the user
  *   truth.c     the simulated card's ground truth for --diagnose -j
@@ -70,6 +71,10 @@ int cli_printed(FILE *out, FILE *err);
 
 enum cli_action { CLI_RUN, CLI_HELP, CLI_VERSION };
 
+/* The intervals of --top (-t, and the steps of + and -), seconds. */
+#define CLI_TOP_MIN_INTERVAL 0.1
+#define CLI_TOP_MAX_INTERVAL 60.0
+
 /* --metric-file may be given this many times. */
 #define CLI_METRIC_FILES_MAX 16
 
@@ -87,6 +92,7 @@ struct cli_args {
 	const char *metrics; /* -M NAME[,NAME...] */
 	const char *metric_files[CLI_METRIC_FILES_MAX]; /* --metric-file, in order */
 	unsigned nmetric_files;
+	bool top;            /* --top: the live view */
 	enum cli_action action;
 };
 
@@ -239,6 +245,19 @@ void cli_metrics_free(struct cli_session *s);
  * generics (no device is opened).  Returns the exit status.
  */
 int cli_list(struct cli_session *s, bool device, struct cli_error *e);
+
+/* --------------------------------------------------------------- top.c */
+
+/* --top needs a terminal on standard output: 0, or -1 with e set (status
+ * 2, before anything is opened). */
+int cli_top_check(FILE *out, struct cli_error *e);
+/*
+ * The live view on s->dev (opened in real time), until q, SIGINT or
+ * SIGTERM (status 0) or an error (status 1, e set).  The terminal is
+ * given back before it returns, so the caller prints the message on a
+ * normal screen.
+ */
+int cli_top_run(struct cli_session *s, struct cli_error *e);
 
 /* ----------------------------------------------------------- signals.c */
 

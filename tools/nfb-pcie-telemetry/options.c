@@ -200,6 +200,11 @@ const struct cli_option cli_options[] = {
 	  "print every counter and metric of the layout (the\n"
 	  "device's with -d, else the firmware's default) and exit",
 	  FLAG(list) },
+	{ "top", 0, NULL, "[--top]",
+	  "a live view in the terminal, every -t SEC (0.1 to 60;\n"
+	  "keys: q quit, space pause, + - interval, e endpoint,\n"
+	  "c clear, ? help; docs/top.md)",
+	  FLAG(top) },
 	{ "help", 'h', NULL, NULL, "show this help and exit", .take = take_action,
 	  .action = CLI_HELP },
 	{ "version", 'V', NULL, NULL, "show the version and exit", .take = take_action,
@@ -277,6 +282,20 @@ static int bad_option(const char *arg, int opt, struct cli_error *e)
 	return cli_fail(e, CLI_EXIT_USAGE, "unknown option '%s' (see --help)", arg);
 }
 
+/* --top shows the live view and nothing else. */
+static int check_top(const struct cli_args *a, const char *mode, struct cli_error *e)
+{
+	if (a->metrics || a->json || a->clear || a->list || a->diagnose || mode)
+		return cli_fail(e, CLI_EXIT_USAGE, "--top shows the live view: without %s",
+				a->metrics ? "-M" : a->json ? "-j" : a->clear ? "-c (the view clears with c)"
+				: a->list ? "--list" : a->diagnose ? "--diagnose" : mode);
+	if (a->interval < CLI_TOP_MIN_INTERVAL || a->interval > CLI_TOP_MAX_INTERVAL)
+		return cli_fail(e, CLI_EXIT_USAGE,
+				"--top: -t %g: the live view measures intervals of %g to %g s", a->interval,
+				CLI_TOP_MIN_INTERVAL, CLI_TOP_MAX_INTERVAL);
+	return 0;
+}
+
 /* What no single option can check. */
 static int check_combination(const struct cli_args *a, struct cli_error *e)
 {
@@ -299,6 +318,8 @@ static int check_combination(const struct cli_args *a, struct cli_error *e)
 	if (a->metrics && a->json)
 		return cli_fail(e, CLI_EXIT_USAGE,
 				"-M prints metrics, -j the raw counters: choose one");
+	if (a->top)
+		return check_top(a, mode, e);
 	if (a->list && (a->metrics || a->json || a->clear || a->record || a->watch || a->diagnose))
 		return cli_fail(e, CLI_EXIT_USAGE, "--list prints the names and exits: without %s",
 				a->metrics ? "-M" : a->json ? "-j" : a->clear ? "-c" :
