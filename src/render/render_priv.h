@@ -4,6 +4,7 @@
 #ifndef PT_RENDER_PRIV_H
 #define PT_RENDER_PRIV_H
 
+#include <locale.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -71,6 +72,75 @@ int pt_table_write(FILE *out, const struct pt_table *t);
  * totals line, and the STATUS flags (report-format.md 3.1, 3.2). */
 int pt_render_text_header(FILE *out, const struct pt_layout *l, const struct pt_reading *r,
 			  bool seconds_set, double seconds);
+
+/*
+ * A streaming JSON writer (jw.c): with compact == false the layout of
+ * Python's json.dumps(obj, indent=4) (the upstream -j), with compact ==
+ * true that of json.dumps(obj, separators=(",", ":")) (JSON lines), where
+ * a double that is not finite is null instead of NaN or Infinity (strict
+ * JSON).  Strings are escaped as the upstream JSON escapes them.  A key
+ * is NULL for an element of an array.
+ */
+#define PT_JW_MAX_DEPTH 16
+struct pt_jw {
+	FILE *out;
+	bool compact;
+	int depth;
+	bool empty[PT_JW_MAX_DEPTH]; /* no member written yet at this level */
+	char close[PT_JW_MAX_DEPTH];
+	bool overflow;               /* nested deeper than PT_JW_MAX_DEPTH */
+};
+
+/* The separator and the key of the next member (or element). */
+void pt_jw_member(struct pt_jw *w, const char *key);
+void pt_jw_open(struct pt_jw *w, const char *key, char open); /* '{' or '[' */
+void pt_jw_close(struct pt_jw *w);
+void pt_jw_string(struct pt_jw *w, const char *s); /* a quoted string alone */
+void pt_jw_u64(struct pt_jw *w, const char *key, uint64_t v);
+void pt_jw_bool(struct pt_jw *w, const char *key, bool v);
+void pt_jw_double(struct pt_jw *w, const char *key, double v); /* Python's repr() */
+void pt_jw_null(struct pt_jw *w, const char *key);
+void pt_jw_text(struct pt_jw *w, const char *key, const char *s);
+void pt_jw_raw(struct pt_jw *w, const char *key, const char *json); /* written as is */
+
+/* The "data" object of -j (the endpoints, STATUS, the layout) and its
+ * "config" object alone, as members called key. */
+void pt_render_json_data(struct pt_jw *w, const char *key, const struct pt_layout *l,
+			 const struct pt_reading *r);
+void pt_render_json_config(struct pt_jw *w, const char *key, const struct pt_layout *l);
+
+/*
+ * Numbers in the C locale whatever the process's (series must parse the
+ * same everywhere): pt_render_c_locale_enter() switches the calling
+ * thread to the C locale (uselocale), _leave() restores what it had.
+ * Enter returns 0 or -ENOMEM.
+ */
+struct pt_render_locale {
+	locale_t c, old;
+};
+int pt_render_c_locale_enter(struct pt_render_locale *l);
+void pt_render_c_locale_leave(struct pt_render_locale *l);
+
+/* ---- series (series.c; the formats in csv.c and jsonl.c) ---- */
+
+/* The flags of a point: lost_deltas, readout_overrun (STATUS) and
+ * wrap_risk (the caller's). */
+#define PT_SERIES_FLAGS 3
+extern const char *const pt_series_flag_names[PT_SERIES_FLAGS];
+bool pt_series_flag(const struct pt_series_point *p, unsigned i);
+/* Check a point (see pt_render_csv) and evaluate every metric of its set
+ * into *values (the caller frees it).  0 or a negative errno. */
+int pt_series_begin(const struct pt_series_point *p, struct pt_metric_value **values);
+/* A metric's value as text: an exact integer or the double with the
+ * metric's precision (PT_SERIES_NUMBER), "inf" or "-inf"
+ * (PT_SERIES_INF), "" for NaN (PT_SERIES_NAN).  bounded: an integer
+ * outside [-2^63, 2^64) (a product of 64-bit totals), which pandas could
+ * not read as a number, is written as its double (Python's repr).  400
+ * bytes are enough. */
+enum pt_series_num { PT_SERIES_NUMBER, PT_SERIES_INF, PT_SERIES_NAN };
+enum pt_series_num pt_series_value(const struct pt_metric_info *in,
+				   const struct pt_metric_value *v, bool bounded, char *buf,
+				   size_t len);
 
 /* Validate a layout and a reading against each other (indexes in range). */
 int pt_render_check(const struct pt_layout *l, const struct pt_reading *r);
