@@ -4,7 +4,8 @@
 # time; afterwards it only checks.
 #   --test   also what the tests need (the HDL simulators: Verilator, and
 #            GHDL with its llvm backend, which links C code; Python for
-#            the ctypes binding)
+#            the ctypes binding; pandas and a comma-decimal locale's
+#            sources (locales) for the series)
 #   --bench  also what the benchmarks need
 set -euo pipefail
 # Tests install from inside ctest, several at a time: one run at a time.
@@ -13,7 +14,7 @@ if [ -z "${PT_DEPS_LOCKED:-}" ] && command -v flock > /dev/null; then
 fi
 pkgs=(gcc libc6-dev make cmake pkg-config clang libclang-rt-14-dev
       libcmocka-dev libinih-dev libjansson-dev)
-[ "${1:-}" = "--test" ] && pkgs+=(verilator g++ ghdl-llvm python3)
+[ "${1:-}" = "--test" ] && pkgs+=(verilator g++ ghdl-llvm python3 python3-pandas locales)
 [ "${1:-}" = "--bench" ] && pkgs+=(hyperfine)
 missing=()
 for p in "${pkgs[@]}"; do
