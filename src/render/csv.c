@@ -127,15 +127,9 @@ int pt_render_csv(FILE *out, const struct pt_series_point *p)
 	struct pt_sbuf b, lead;
 	char num[400];
 
-	if (!out)
-		return -EINVAL;
-	int rc = pt_series_begin(p, &v);
+	int rc = pt_series_begin(out, p, &v, &loc);
 	if (rc < 0)
 		return rc;
-	if (pt_render_c_locale_enter(&loc) < 0) {
-		free(v);
-		return -ENOMEM;
-	}
 	pt_sbuf_init(&b);
 	pt_sbuf_init(&lead);
 	csv_lead(&lead, p);
@@ -150,8 +144,7 @@ int pt_render_csv(FILE *out, const struct pt_series_point *p)
 		pt_series_value(in, &v[p->idx[k]], true, num, sizeof num);
 		csv_row(&b, lead.p, in->where.ep, "metric", in->name, num, in->unit);
 	}
-	pt_render_c_locale_leave(&loc);
-	free(v);
+	pt_series_end(v, &loc);
 	rc = b.failed || lead.failed ? -ENOMEM : 0;
 	if (rc == 0 && fwrite(b.p, 1, b.len, out) != b.len)
 		rc = -EIO;

@@ -9,17 +9,6 @@
 
 #include "render/render_priv.h"
 
-/* Write into out in the C locale; 0, -ENOMEM or -EIO (or -EINVAL for
- * nesting beyond the writer's depth, which no caller reaches). */
-static int jsonl_end(struct pt_jw *w, struct pt_render_locale *loc)
-{
-	fputc('\n', w->out);
-	pt_render_c_locale_leave(loc);
-	if (w->overflow)
-		return -EINVAL;
-	return pt_render_stream_status(w->out);
-}
-
 int pt_render_jsonl_header(FILE *out, const struct pt_series_info *info,
 			   const struct pt_metric_set *s, const unsigned *idx, unsigned n, bool raw)
 {
@@ -58,7 +47,9 @@ int pt_render_jsonl_header(FILE *out, const struct pt_series_info *info,
 	}
 	pt_jw_close(&w);
 	pt_jw_close(&w);
-	return jsonl_end(&w, &loc);
+	fputc('\n', out);
+	pt_render_c_locale_leave(&loc);
+	return w.overflow ? -EINVAL : pt_render_stream_status(out);
 }
 
 static void jsonl_metrics(struct pt_jw *w, const struct pt_series_point *p,
@@ -96,15 +87,9 @@ int pt_render_jsonl(FILE *out, const struct pt_series_point *p)
 	struct pt_render_locale loc;
 	struct pt_metric_value *v;
 
-	if (!out)
-		return -EINVAL;
-	int rc = pt_series_begin(p, &v);
+	int rc = pt_series_begin(out, p, &v, &loc);
 	if (rc < 0)
 		return rc;
-	if (pt_render_c_locale_enter(&loc) < 0) {
-		free(v);
-		return -ENOMEM;
-	}
 	const struct pt_report *rep = p->rep;
 	pt_jw_open(&w, NULL, '{');
 	pt_jw_double(&w, "time", p->time);
@@ -122,6 +107,7 @@ int pt_render_jsonl(FILE *out, const struct pt_series_point *p)
 		pt_render_json_data(&w, "data", rep->layout, rep->reading);
 	}
 	pt_jw_close(&w);
-	free(v);
-	return jsonl_end(&w, &loc);
+	fputc('\n', out);
+	pt_series_end(v, &loc);
+	return w.overflow ? -EINVAL : pt_render_stream_status(out);
 }

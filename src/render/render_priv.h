@@ -121,6 +121,12 @@ struct pt_render_locale {
 int pt_render_c_locale_enter(struct pt_render_locale *l);
 void pt_render_c_locale_leave(struct pt_render_locale *l);
 
+/* The values of every metric of rep->metrics for the report (the set
+ * bound to its layout; every idx[0 .. n-1] an instance of it) into
+ * *values, which the caller frees: 0, -EINVAL or -ENOMEM (metrics.c). */
+int pt_render_eval(const struct pt_report *rep, const unsigned *idx, unsigned n,
+		   struct pt_metric_value **values);
+
 /* ---- series (series.c; the formats in csv.c and jsonl.c) ---- */
 
 /* The flags of a point: lost_deltas, readout_overrun (STATUS) and
@@ -128,9 +134,12 @@ void pt_render_c_locale_leave(struct pt_render_locale *l);
 #define PT_SERIES_FLAGS 3
 extern const char *const pt_series_flag_names[PT_SERIES_FLAGS];
 bool pt_series_flag(const struct pt_series_point *p, unsigned i);
-/* Check a point (see pt_render_csv) and evaluate every metric of its set
- * into *values (the caller frees it).  0 or a negative errno. */
-int pt_series_begin(const struct pt_series_point *p, struct pt_metric_value **values);
+/* Check a point (see pt_render_csv), evaluate every metric of its set
+ * into *values and enter the C locale: 0, or a negative errno with
+ * nothing to end.  pt_series_end() leaves the locale and frees them. */
+int pt_series_begin(FILE *out, const struct pt_series_point *p, struct pt_metric_value **values,
+		    struct pt_render_locale *loc);
+void pt_series_end(struct pt_metric_value *values, struct pt_render_locale *loc);
 /* A metric's value as text: an exact integer or the double with the
  * metric's precision (PT_SERIES_NUMBER), "inf" or "-inf"
  * (PT_SERIES_INF), "" for NaN (PT_SERIES_NAN).  bounded: an integer

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "render/render_priv.h"
 
@@ -24,33 +23,29 @@ bool pt_series_flag(const struct pt_series_point *p, unsigned i)
 	}
 }
 
-int pt_series_begin(const struct pt_series_point *p, struct pt_metric_value **values)
+int pt_series_begin(FILE *out, const struct pt_series_point *p, struct pt_metric_value **values,
+		    struct pt_render_locale *loc)
 {
 	*values = NULL;
-	if (!p || !p->rep || !p->rep->metrics || (p->n && !p->idx) || !p->device)
+	if (!out || !p || !p->rep || !p->device || !p->rep->layout || !p->rep->reading)
 		return -EINVAL;
-	const struct pt_report *rep = p->rep;
-	const struct pt_metric_set *s = rep->metrics;
-	int rc = pt_render_check(rep->layout, rep->reading);
-	if (rc)
+	if (p->rep->reading->entries < pt_counter_count(p->rep->layout))
+		return -EINVAL;
+	int rc = pt_render_eval(p->rep, p->idx, p->n, values);
+	if (rc < 0)
 		return rc;
-	if (rep->reading->entries < pt_counter_count(rep->layout) ||
-	    memcmp(pt_metric_layout(s)->cfg, rep->layout->cfg, sizeof rep->layout->cfg) != 0)
-		return -EINVAL;
-	for (unsigned k = 0; k < p->n; k++)
-		if (p->idx[k] >= pt_metric_count(s))
-			return -EINVAL;
-	struct pt_metric_value *v = malloc((pt_metric_count(s) + 1) * sizeof *v);
-	if (!v)
+	if (pt_render_c_locale_enter(loc) < 0) {
+		free(*values);
+		*values = NULL;
 		return -ENOMEM;
-	const struct pt_metric_input in = { rep->reading, rep->interval, rep->seconds };
-	rc = pt_metric_eval(s, &in, v);
-	if (rc < 0) {
-		free(v);
-		return rc;
 	}
-	*values = v;
 	return 0;
+}
+
+void pt_series_end(struct pt_metric_value *values, struct pt_render_locale *loc)
+{
+	pt_render_c_locale_leave(loc);
+	free(values);
 }
 
 enum pt_series_num pt_series_value(const struct pt_metric_info *in,
