@@ -58,7 +58,10 @@ struct cli_error {
 int cli_fail(struct cli_error *e, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* "nfb-pcie-telemetry: MSG\n" on err, control characters escaped, so
- * that an echoed argument never breaks the line. */
+ * that an echoed argument never breaks the line.  A run that succeeds
+ * prints nothing there but, at its end, one warning (wrap.c) that begins
+ * with CLI_WARNING. */
+#define CLI_WARNING CLI_PROG ": warning: "
 void cli_print_error(FILE *err, const char *msg);
 /* After --help or --version: 0, or 1 with a message when out could not
  * take the text. */
