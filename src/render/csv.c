@@ -35,6 +35,8 @@ static const struct csv_reg {
 	{ "stfifo_free_min", "words", offsetof(struct pt_link, stfifo_free_min), false },
 };
 
+/* A field: quoted when it holds a comma or a quote (quotes doubled), a
+ * control character as \xNN. */
 static void csv_field(struct pt_sbuf *b, const char *s)
 {
 	bool quote = strpbrk(s, ",\"") != NULL;
@@ -53,18 +55,42 @@ static void csv_field(struct pt_sbuf *b, const char *s)
 		pt_sbuf_add(b, "\"");
 }
 
-/* One row: the point's first three fields, then the rest. */
-static void csv_row(struct pt_sbuf *b, const char *lead, int ep, const char *kind,
-		    const char *name, const char *value, const char *unit)
+/* The same straight to out; names and units are plain but for a user's
+ * unit. */
+static void csv_put(FILE *out, const char *s)
 {
-	pt_sbuf_add(b, lead);
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p >= 0x20 && *p != 0x7f && *p != ',' && *p != '"')
+		p++;
+	if (!*p) {
+		fputs(s, out);
+		return;
+	}
+	struct pt_sbuf b;
+	pt_sbuf_init(&b);
+	csv_field(&b, s);
+	if (b.p)
+		fputs(b.p, out);
+	pt_sbuf_free(&b);
+}
+
+/* One row: the point's first three fields (lead), then the rest. */
+static void csv_row(FILE *out, const char *lead, int ep, const char *kind, const char *name,
+		    const char *value, const char *unit)
+{
+	fputs(lead, out);
 	if (ep >= 0)
-		pt_sbuf_addf(b, "%d", ep);
-	pt_sbuf_addf(b, ",%s,", kind);
-	csv_field(b, name);
-	pt_sbuf_addf(b, ",%s,", value);
-	csv_field(b, unit);
-	pt_sbuf_add(b, "\n");
+		fprintf(out, "%d", ep);
+	fputc(',', out);
+	fputs(kind, out);
+	fputc(',', out);
+	csv_put(out, name);
+	fputc(',', out);
+	fputs(value, out);
+	fputc(',', out);
+	csv_put(out, unit);
+	fputc('\n', out);
 }
 
 /* "time,interval_s,device," of a point. */
@@ -83,7 +109,7 @@ static void csv_lead(struct pt_sbuf *b, const struct pt_series_point *p)
 	pt_sbuf_add(b, ",");
 }
 
-static void csv_raw(struct pt_sbuf *b, const char *lead, const struct pt_layout *l,
+static void csv_raw(FILE *out, const char *lead, const struct pt_layout *l,
 		    const struct pt_reading *r)
 {
 	char name[PT_COUNTER_NAME_LEN + 32], num[32];
@@ -99,7 +125,7 @@ static void csv_raw(struct pt_sbuf *b, const char *lead, const struct pt_layout 
 
 			snprintf(name, sizeof name, "ep%u.%s", ep, csv_regs[i].name);
 			snprintf(num, sizeof num, "%u", v);
-			csv_row(b, lead, (int)ep, "register", name, num, csv_regs[i].unit);
+			csv_row(out, lead, (int)ep, "register", name, num, csv_regs[i].unit);
 		}
 	}
 	for (unsigned i = 0; i < pt_counter_count(l); i++) {
@@ -108,7 +134,7 @@ static void csv_raw(struct pt_sbuf *b, const char *lead, const struct pt_layout 
 		pt_counter_decode(l, i, &ci);
 		pt_counter_name(l, i, name, sizeof name);
 		snprintf(num, sizeof num, "%" PRIu64, pt_render_cnt(r, i));
-		csv_row(b, lead, (int)ci.ep, "counter", name, num, pt_counter_unit(l, i));
+		csv_row(out, lead, (int)ci.ep, "counter", name, num, pt_counter_unit(l, i));
 	}
 }
 
@@ -124,31 +150,27 @@ int pt_render_csv(FILE *out, const struct pt_series_point *p)
 {
 	struct pt_metric_value *v;
 	struct pt_render_locale loc;
-	struct pt_sbuf b, lead;
+	struct pt_sbuf lead;
 	char num[400];
 
 	int rc = pt_series_begin(out, p, &v, &loc);
 	if (rc < 0)
 		return rc;
-	pt_sbuf_init(&b);
 	pt_sbuf_init(&lead);
 	csv_lead(&lead, p);
 	for (unsigned i = 0; i < PT_SERIES_FLAGS && !lead.failed; i++)
-		csv_row(&b, lead.p, -1, "flag", pt_series_flag_names[i],
+		csv_row(out, lead.p, -1, "flag", pt_series_flag_names[i],
 			pt_series_flag(p, i) ? "1" : "0", "bool");
 	if (p->raw && !lead.failed)
-		csv_raw(&b, lead.p, p->rep->layout, p->rep->reading);
+		csv_raw(out, lead.p, p->rep->layout, p->rep->reading);
 	for (unsigned k = 0; k < p->n && !lead.failed; k++) {
 		const struct pt_metric_info *in = pt_metric_info(p->rep->metrics, p->idx[k]);
 
 		pt_series_value(in, &v[p->idx[k]], true, num, sizeof num);
-		csv_row(&b, lead.p, in->where.ep, "metric", in->name, num, in->unit);
+		csv_row(out, lead.p, in->where.ep, "metric", in->name, num, in->unit);
 	}
 	pt_series_end(v, &loc);
-	rc = b.failed || lead.failed ? -ENOMEM : 0;
-	if (rc == 0 && fwrite(b.p, 1, b.len, out) != b.len)
-		rc = -EIO;
-	pt_sbuf_free(&b);
+	rc = lead.failed ? -ENOMEM : 0;
 	pt_sbuf_free(&lead);
 	return rc ? rc : pt_render_stream_status(out);
 }
