@@ -7,100 +7,102 @@
 #include <math.h>
 #include <string.h>
 
+#include "render/diag_priv.h"
+#include "render/jw.h"
 #include "render/render_priv.h"
 
-static void write_endpoint(struct pt_jw *w, const struct pt_layout *l, const struct pt_reading *r,
+static void write_endpoint(struct jw *w, const struct pt_layout *l, const struct pt_reading *r,
 			   unsigned ep)
 {
 	struct pt_link k;
 	pt_link_decode(r, ep, &k);
-	pt_jw_open(w, NULL, '{');
-	pt_jw_u64(w, "index", ep);
-	pt_jw_bool(w, "link_up", k.link_up);
-	pt_jw_u64(w, "mps", k.mps);
-	pt_jw_u64(w, "mrrs", k.mrrs);
-	pt_jw_bool(w, "ext_tag", k.ext_tag);
-	pt_jw_bool(w, "tag_10b", k.tag_10b);
-	pt_jw_u64(w, "rcb", k.rcb);
-	pt_jw_u64(w, "tags_free", k.tags_free);
-	pt_jw_u64(w, "tags_free_min", k.tags_free_min);
-	pt_jw_u64(w, "stfifo_free", k.stfifo_free);
-	pt_jw_u64(w, "stfifo_free_min", k.stfifo_free_min);
-	pt_jw_u64(w, "pcie_cycles", pt_render_cnt(r, pt_idx_pcie_cycles(l, ep)));
-	pt_jw_u64(w, "dma_cycles", pt_render_cnt(r, pt_idx_dma_cycles(l, ep)));
+	jw_open(w, NULL, '{');
+	jw_u64(w, "index", ep);
+	jw_bool(w, "link_up", k.link_up);
+	jw_u64(w, "mps", k.mps);
+	jw_u64(w, "mrrs", k.mrrs);
+	jw_bool(w, "ext_tag", k.ext_tag);
+	jw_bool(w, "tag_10b", k.tag_10b);
+	jw_u64(w, "rcb", k.rcb);
+	jw_u64(w, "tags_free", k.tags_free);
+	jw_u64(w, "tags_free_min", k.tags_free_min);
+	jw_u64(w, "stfifo_free", k.stfifo_free);
+	jw_u64(w, "stfifo_free_min", k.stfifo_free_min);
+	jw_u64(w, "pcie_cycles", pt_render_cnt(r, pt_idx_pcie_cycles(l, ep)));
+	jw_u64(w, "dma_cycles", pt_render_cnt(r, pt_idx_dma_cycles(l, ep)));
 
-	pt_jw_open(w, "brakes", '[');
+	jw_open(w, "brakes", '[');
 	for (unsigned kk = 0; kk < l->driven_brakes; kk++)
-		pt_jw_u64(w, NULL, pt_render_cnt(r, pt_idx_brake(l, ep, kk)));
-	pt_jw_close(w);
+		jw_u64(w, NULL, pt_render_cnt(r, pt_idx_brake(l, ep, kk)));
+	jw_close(w);
 
-	pt_jw_open(w, "hists", '[');
+	jw_open(w, "hists", '[');
 	for (unsigned h = 0; h < l->pcie_hists; h++) {
-		pt_jw_open(w, NULL, '[');
+		jw_open(w, NULL, '[');
 		for (unsigned b = 0; b < l->hist_bands; b++)
-			pt_jw_u64(w, NULL, pt_render_cnt(r, pt_idx_hist(l, ep, h, b)));
-		pt_jw_close(w);
+			jw_u64(w, NULL, pt_render_cnt(r, pt_idx_hist(l, ep, h, b)));
+		jw_close(w);
 	}
-	pt_jw_close(w);
+	jw_close(w);
 
-	pt_jw_open(w, "buses", '{');
+	jw_open(w, "buses", '{');
 	for (unsigned b = 0; b < l->buses; b++) {
 		char name[64];
 		pt_layout_bus_name(l, b, name, sizeof name);
 		enum pt_bus_kind kind = pt_layout_bus_kind(l, b);
 		bool pcie_clk = kind == PT_BUS_RQ || kind == PT_BUS_RC;
-		pt_jw_open(w, name, '{');
+		jw_open(w, name, '{');
 		for (unsigned f = 0; f < PT_F_REGION0; f++)
-			pt_jw_u64(w, pt_bus_field_info(f)->json_key,
+			jw_u64(w, pt_bus_field_info(f)->json_key,
 			       pt_render_cnt(r, pt_idx_bus(l, ep, b, f)));
-		pt_jw_open(w, "regions", '[');
+		jw_open(w, "regions", '[');
 		unsigned nreg = pt_layout_bus_real_regions(l, b);
 		for (unsigned i = 0; i < nreg; i++)
-			pt_jw_u64(w, NULL, pt_render_cnt(r, pt_idx_bus(l, ep, b, PT_F_REGION0 + i)));
-		pt_jw_close(w);
-		pt_jw_u64(w, "region_bytes", l->region_bytes[kind]);
-		pt_jw_bool(w, "pcie_clk", pcie_clk);
-		pt_jw_bool(w, "has_mvb", !pcie_clk);
-		pt_jw_bool(w, "dma_up", kind == PT_BUS_UP);
-		pt_jw_close(w);
+			jw_u64(w, NULL, pt_render_cnt(r, pt_idx_bus(l, ep, b, PT_F_REGION0 + i)));
+		jw_close(w);
+		jw_u64(w, "region_bytes", l->region_bytes[kind]);
+		jw_bool(w, "pcie_clk", pcie_clk);
+		jw_bool(w, "has_mvb", !pcie_clk);
+		jw_bool(w, "dma_up", kind == PT_BUS_UP);
+		jw_close(w);
 	}
-	pt_jw_close(w);
-	pt_jw_close(w);
+	jw_close(w);
+	jw_close(w);
 }
 
-void pt_render_json_config(struct pt_jw *w, const char *key, const struct pt_layout *l)
+void pt_render_json_config(struct jw *w, const char *key, const struct pt_layout *l)
 {
-	pt_jw_open(w, key, '{');
-	pt_jw_u64(w, "pcie_endpoints", l->endpoints);
-	pt_jw_u64(w, "dma_ports", l->dma_ports);
-	pt_jw_u64(w, "probe_pcie_regions", l->pcie_regions);
-	pt_jw_u64(w, "probe_dma_regions", l->dma_regions);
-	pt_jw_u64(w, "counter_width", l->cnt_width);
-	pt_jw_u64(w, "item_bytes", l->item_bytes);
-	pt_jw_u64(w, "drain_period", l->drain_period);
-	pt_jw_u64(w, "hist_bands", l->hist_bands);
-	pt_jw_u64(w, "tag_capacity", l->tag_capacity);
-	pt_jw_u64(w, "stfifo_capacity", l->stfifo_capacity);
-	pt_jw_close(w);
+	jw_open(w, key, '{');
+	jw_u64(w, "pcie_endpoints", l->endpoints);
+	jw_u64(w, "dma_ports", l->dma_ports);
+	jw_u64(w, "probe_pcie_regions", l->pcie_regions);
+	jw_u64(w, "probe_dma_regions", l->dma_regions);
+	jw_u64(w, "counter_width", l->cnt_width);
+	jw_u64(w, "item_bytes", l->item_bytes);
+	jw_u64(w, "drain_period", l->drain_period);
+	jw_u64(w, "hist_bands", l->hist_bands);
+	jw_u64(w, "tag_capacity", l->tag_capacity);
+	jw_u64(w, "stfifo_capacity", l->stfifo_capacity);
+	jw_close(w);
 }
 
-void pt_render_json_data(struct pt_jw *w, const char *key, const struct pt_layout *l,
+void pt_render_json_data(struct jw *w, const char *key, const struct pt_layout *l,
 			 const struct pt_reading *r)
 {
-	pt_jw_open(w, key, '{');
-	pt_jw_open(w, "endpoints", '[');
+	jw_open(w, key, '{');
+	jw_open(w, "endpoints", '[');
 	for (unsigned ep = 0; ep < l->endpoints; ep++)
 		write_endpoint(w, l, r, ep);
-	pt_jw_close(w);
+	jw_close(w);
 
-	pt_jw_open(w, "status", '{');
-	pt_jw_bool(w, "busy", r->status & PT_STATUS_BUSY);
-	pt_jw_bool(w, "lost_deltas", r->status & PT_STATUS_LOST_DELTAS);
-	pt_jw_bool(w, "readout_overrun", r->status & PT_STATUS_OVERRUN);
-	pt_jw_close(w);
+	jw_open(w, "status", '{');
+	jw_bool(w, "busy", r->status & PT_STATUS_BUSY);
+	jw_bool(w, "lost_deltas", r->status & PT_STATUS_LOST_DELTAS);
+	jw_bool(w, "readout_overrun", r->status & PT_STATUS_OVERRUN);
+	jw_close(w);
 
 	pt_render_json_config(w, "config", l);
-	pt_jw_close(w);
+	jw_close(w);
 }
 
 int pt_render_json(FILE *out, const struct pt_report *rep)
@@ -112,15 +114,17 @@ int pt_render_json(FILE *out, const struct pt_report *rep)
 	int rc = pt_render_check(l, r);
 	if (rc)
 		return rc;
-	struct pt_jw w = { .out = out };
+	struct jw w = { .out = out };
 
-	pt_jw_open(&w, NULL, '{');
+	jw_open(&w, NULL, '{');
 	if (rep->interval)
-		pt_jw_double(&w, "seconds", rep->seconds);
+		jw_double(&w, "seconds", rep->seconds);
 	else
-		pt_jw_null(&w, "seconds");
+		jw_null(&w, "seconds");
 	pt_render_json_data(&w, "data", l, r);
-	pt_jw_close(&w); /* top */
+	if (rep->diagnose && (rc = pt_render_diag_json(&w, rep)) < 0)
+		return rc;
+	jw_close(&w); /* top */
 	fputc('\n', out);
 	if (w.overflow)
 		return -EINVAL;

@@ -1,20 +1,19 @@
 /*
- * pcie-telemetry: a streaming JSON writer for the renderers: the layout of
- * Python's json.dumps(indent=4) for `-j` (report-format.md section 4), or
- * json.dumps(separators=(",", ":")) for JSON lines (docs/series.md).
+ * pcie-telemetry: the JSON writer of the renderers (jw.h).
  */
 #include <inttypes.h>
 #include <math.h>
 
+#include "render/jw.h"
 #include "render/render_priv.h"
 
-static void jw_indent(struct pt_jw *w, int depth)
+static void jw_indent(struct jw *w, int depth)
 {
 	static const char spaces[] = "                                                                ";
 	fwrite(spaces, 1, (size_t)(depth * 4), w->out);
 }
 
-void pt_jw_string(struct pt_jw *w, const char *s)
+static void jw_string(struct jw *w, const char *s)
 {
 	/* bus names and keys are plain ASCII: one write */
 	size_t plain = 0;
@@ -44,29 +43,29 @@ void pt_jw_string(struct pt_jw *w, const char *s)
 	fputc('"', w->out);
 }
 
-void pt_jw_member(struct pt_jw *w, const char *key)
+/* Separator, indentation and key of the next member or element. */
+static void jw_member(struct jw *w, const char *key)
 {
 	if (w->depth > 0) {
-		if (w->compact) {
-			if (!w->empty[w->depth])
-				fputc(',', w->out);
-		} else {
+		if (!w->compact) {
 			fputs(w->empty[w->depth] ? "\n" : ",\n", w->out);
 			jw_indent(w, w->depth);
+		} else if (!w->empty[w->depth]) {
+			fputc(',', w->out);
 		}
 		w->empty[w->depth] = false;
 	}
 	if (key) {
-		pt_jw_string(w, key);
+		jw_string(w, key);
 		fputs(w->compact ? ":" : ": ", w->out);
 	}
 }
 
-void pt_jw_open(struct pt_jw *w, const char *key, char open)
+void jw_open(struct jw *w, const char *key, char open)
 {
-	pt_jw_member(w, key);
+	jw_member(w, key);
 	fputc(open, w->out);
-	if (w->depth + 1 >= PT_JW_MAX_DEPTH) {
+	if (w->depth + 1 >= JW_MAX_DEPTH) {
 		w->overflow = true;
 		return;
 	}
@@ -75,7 +74,7 @@ void pt_jw_open(struct pt_jw *w, const char *key, char open)
 	w->close[w->depth] = open == '{' ? '}' : ']';
 }
 
-void pt_jw_close(struct pt_jw *w)
+void jw_close(struct jw *w)
 {
 	if (w->depth == 0)
 		return;
@@ -87,25 +86,25 @@ void pt_jw_close(struct pt_jw *w)
 	w->depth--;
 }
 
-void pt_jw_u64(struct pt_jw *w, const char *key, uint64_t v)
+void jw_u64(struct jw *w, const char *key, uint64_t v)
 {
-	pt_jw_member(w, key);
+	jw_member(w, key);
 	fprintf(w->out, "%" PRIu64, v);
 }
 
-void pt_jw_bool(struct pt_jw *w, const char *key, bool v)
+void jw_bool(struct jw *w, const char *key, bool v)
 {
-	pt_jw_member(w, key);
+	jw_member(w, key);
 	fputs(v ? "true" : "false", w->out);
 }
 
-void pt_jw_double(struct pt_jw *w, const char *key, double v)
+void jw_double(struct jw *w, const char *key, double v)
 {
-	pt_jw_member(w, key);
+	jw_member(w, key);
 	if (isnan(v)) {
-		fputs(w->compact ? "null" : "NaN", w->out);
+		fputs("NaN", w->out);
 	} else if (isinf(v)) {
-		fputs(w->compact ? "null" : v < 0 ? "-Infinity" : "Infinity", w->out);
+		fputs(v < 0 ? "-Infinity" : "Infinity", w->out);
 	} else {
 		char buf[64];
 		pt_render_float_repr(v, buf, sizeof buf);
@@ -113,20 +112,35 @@ void pt_jw_double(struct pt_jw *w, const char *key, double v)
 	}
 }
 
-void pt_jw_null(struct pt_jw *w, const char *key)
+void jw_null(struct jw *w, const char *key)
 {
-	pt_jw_member(w, key);
+	jw_member(w, key);
 	fputs("null", w->out);
 }
 
-void pt_jw_text(struct pt_jw *w, const char *key, const char *s)
+
+void jw_int(struct jw *w, const char *key, long long v)
 {
-	pt_jw_member(w, key);
-	pt_jw_string(w, s);
+	jw_member(w, key);
+	fprintf(w->out, "%lld", v);
 }
 
-void pt_jw_raw(struct pt_jw *w, const char *key, const char *json)
+void jw_number(struct jw *w, const char *key, double v)
 {
-	pt_jw_member(w, key);
+	if (isfinite(v))
+		jw_double(w, key, v);
+	else
+		jw_null(w, key);
+}
+
+void jw_str(struct jw *w, const char *key, const char *s)
+{
+	jw_member(w, key);
+	jw_string(w, s);
+}
+
+void jw_raw(struct jw *w, const char *key, const char *json)
+{
+	jw_member(w, key);
 	fputs(json, w->out);
 }

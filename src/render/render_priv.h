@@ -73,41 +73,13 @@ int pt_table_write(FILE *out, const struct pt_table *t);
 int pt_render_text_header(FILE *out, const struct pt_layout *l, const struct pt_reading *r,
 			  bool seconds_set, double seconds);
 
-/*
- * A streaming JSON writer (jw.c): with compact == false the layout of
- * Python's json.dumps(obj, indent=4) (the upstream -j), with compact ==
- * true that of json.dumps(obj, separators=(",", ":")) (JSON lines), where
- * a double that is not finite is null instead of NaN or Infinity (strict
- * JSON).  Strings are escaped as the upstream JSON escapes them.  A key
- * is NULL for an element of an array.
- */
-#define PT_JW_MAX_DEPTH 16
-struct pt_jw {
-	FILE *out;
-	bool compact;
-	int depth;
-	bool empty[PT_JW_MAX_DEPTH]; /* no member written yet at this level */
-	char close[PT_JW_MAX_DEPTH];
-	bool overflow;               /* nested deeper than PT_JW_MAX_DEPTH */
-};
-
-/* The separator and the key of the next member (or element). */
-void pt_jw_member(struct pt_jw *w, const char *key);
-void pt_jw_open(struct pt_jw *w, const char *key, char open); /* '{' or '[' */
-void pt_jw_close(struct pt_jw *w);
-void pt_jw_string(struct pt_jw *w, const char *s); /* a quoted string alone */
-void pt_jw_u64(struct pt_jw *w, const char *key, uint64_t v);
-void pt_jw_bool(struct pt_jw *w, const char *key, bool v);
-void pt_jw_double(struct pt_jw *w, const char *key, double v); /* Python's repr() */
-void pt_jw_null(struct pt_jw *w, const char *key);
-void pt_jw_text(struct pt_jw *w, const char *key, const char *s);
-void pt_jw_raw(struct pt_jw *w, const char *key, const char *json); /* written as is */
+struct jw; /* render/jw.h */
 
 /* The "data" object of -j (the endpoints, STATUS, the layout) and its
  * "config" object alone, as members called key. */
-void pt_render_json_data(struct pt_jw *w, const char *key, const struct pt_layout *l,
+void pt_render_json_data(struct jw *w, const char *key, const struct pt_layout *l,
 			 const struct pt_reading *r);
-void pt_render_json_config(struct pt_jw *w, const char *key, const struct pt_layout *l);
+void pt_render_json_config(struct jw *w, const char *key, const struct pt_layout *l);
 
 /*
  * Numbers in the C locale whatever the process's (series must parse the
