@@ -6,7 +6,8 @@
 #            GHDL with its llvm backend, which links C code; Python for
 #            the ctypes binding and the JSON of Prometheus' API; what the
 #            exporter's tests start: promtool and a Prometheus server, curl;
-#            tmux, the terminal of the live view's test)
+#            tmux, the terminal of the live view's test; pandas and a
+#            comma-decimal locale's sources (locales) for the series)
 #   --bench  also what the benchmarks need (hyperfine; tmux for the live
 #            view's CPU share)
 set -euo pipefail
@@ -16,7 +17,7 @@ if [ -z "${PT_DEPS_LOCKED:-}" ] && command -v flock > /dev/null; then
 fi
 pkgs=(gcc libc6-dev make cmake pkg-config clang libclang-rt-14-dev libfdt-dev binutils
       libcmocka-dev libinih-dev libjansson-dev libmicrohttpd-dev libncurses-dev jq)
-[ "${1:-}" = "--test" ] && pkgs+=(verilator g++ ghdl-llvm python3 prometheus curl tmux)
+[ "${1:-}" = "--test" ] && pkgs+=(verilator g++ ghdl-llvm python3 prometheus curl tmux python3-pandas locales)
 [ "${1:-}" = "--bench" ] && pkgs+=(hyperfine tmux)
 missing=()
 for p in "${pkgs[@]}"; do

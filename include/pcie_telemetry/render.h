@@ -113,6 +113,56 @@ struct pt_sweep {
 int pt_render_sweep_text(FILE *out, const struct pt_sweep *s);
 int pt_render_sweep_json(FILE *out, const struct pt_sweep *s);
 
+/* ---- series (docs/series.md) ---------------------------------------- */
+
+/*
+ * One point of a series: a report (an interval, or the totals of one
+ * reading) with when and where it was taken.  The renderers print every
+ * number in the C locale, whatever the process's locale is.
+ */
+struct pt_series_point {
+	const struct pt_report *rep; /* rep->metrics is required */
+	double time;                 /* the second snapshot: UNIX time, or the device's clock */
+	const char *device;          /* the device the readings come from */
+	const unsigned *idx;         /* instances of rep->metrics to write, in this order */
+	unsigned n;
+	bool raw;       /* also the counters and the registers (CSV), the counters and
+			   the -j data (JSON lines); false with -M */
+	bool wrap_risk; /* the interval was longer than the shortest wrap time */
+};
+
+/* The CSV header: "time,interval_s,device,endpoint,kind,name,value,unit". */
+int pt_render_csv_header(FILE *out);
+/*
+ * The CSV rows of a point (RFC 4180, eight fields each, LF line ends):
+ * the flags, then with p->raw the per-endpoint registers and every named
+ * counter, then the chosen metrics.  An empty value is NaN (a division by
+ * zero, a rate of totals).  Errors as above; -EINVAL also for an index
+ * beyond the set or a set bound to another layout.
+ */
+int pt_render_csv(FILE *out, const struct pt_series_point *p);
+
+/* What the first line of JSON lines says about the run. */
+struct pt_series_info {
+	const char *tool_version;
+	int argc;
+	char *const *argv;           /* the command line, as given */
+	const char *device;          /* the device the readings come from */
+	const char *source;          /* the device opened, when not the same (a replay), or NULL */
+	bool unix_time;              /* time is UNIX time (else the device's clock) */
+};
+/*
+ * The first line of JSON lines: the tool, its version, the command line,
+ * the device, the clock, the layout ("config" as -j has it) and the unit
+ * of every name the lines carry (the metrics p->idx[0 .. n-1] of set s
+ * and, with raw, the counters).
+ */
+int pt_render_jsonl_header(FILE *out, const struct pt_series_info *info,
+			   const struct pt_metric_set *s, const unsigned *idx, unsigned n, bool raw);
+/* One compact JSON object and a newline: time, interval_s, flags,
+ * metrics and, with p->raw, counters and data (as -j has it). */
+int pt_render_jsonl(FILE *out, const struct pt_series_point *p);
+
 /* Python's repr() of a float (shortest round-trip form): "1.0",
  * "0.3000000000000007", "2.9999999999752447e-05", "1e+16", "inf", "nan".
  * The result is cut to len - 1 characters if buf is too short (64 is

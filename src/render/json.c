@@ -70,6 +70,41 @@ static void write_endpoint(struct jw *w, const struct pt_layout *l, const struct
 	jw_close(w);
 }
 
+void pt_render_json_config(struct jw *w, const char *key, const struct pt_layout *l)
+{
+	jw_open(w, key, '{');
+	jw_u64(w, "pcie_endpoints", l->endpoints);
+	jw_u64(w, "dma_ports", l->dma_ports);
+	jw_u64(w, "probe_pcie_regions", l->pcie_regions);
+	jw_u64(w, "probe_dma_regions", l->dma_regions);
+	jw_u64(w, "counter_width", l->cnt_width);
+	jw_u64(w, "item_bytes", l->item_bytes);
+	jw_u64(w, "drain_period", l->drain_period);
+	jw_u64(w, "hist_bands", l->hist_bands);
+	jw_u64(w, "tag_capacity", l->tag_capacity);
+	jw_u64(w, "stfifo_capacity", l->stfifo_capacity);
+	jw_close(w);
+}
+
+void pt_render_json_data(struct jw *w, const char *key, const struct pt_layout *l,
+			 const struct pt_reading *r)
+{
+	jw_open(w, key, '{');
+	jw_open(w, "endpoints", '[');
+	for (unsigned ep = 0; ep < l->endpoints; ep++)
+		write_endpoint(w, l, r, ep);
+	jw_close(w);
+
+	jw_open(w, "status", '{');
+	jw_bool(w, "busy", r->status & PT_STATUS_BUSY);
+	jw_bool(w, "lost_deltas", r->status & PT_STATUS_LOST_DELTAS);
+	jw_bool(w, "readout_overrun", r->status & PT_STATUS_OVERRUN);
+	jw_close(w);
+
+	pt_render_json_config(w, "config", l);
+	jw_close(w);
+}
+
 int pt_render_json(FILE *out, const struct pt_report *rep)
 {
 	if (!out || !rep)
@@ -86,33 +121,7 @@ int pt_render_json(FILE *out, const struct pt_report *rep)
 		jw_double(&w, "seconds", rep->seconds);
 	else
 		jw_null(&w, "seconds");
-	jw_open(&w, "data", '{');
-
-	jw_open(&w, "endpoints", '[');
-	for (unsigned ep = 0; ep < l->endpoints; ep++)
-		write_endpoint(&w, l, r, ep);
-	jw_close(&w);
-
-	jw_open(&w, "status", '{');
-	jw_bool(&w, "busy", r->status & PT_STATUS_BUSY);
-	jw_bool(&w, "lost_deltas", r->status & PT_STATUS_LOST_DELTAS);
-	jw_bool(&w, "readout_overrun", r->status & PT_STATUS_OVERRUN);
-	jw_close(&w);
-
-	jw_open(&w, "config", '{');
-	jw_u64(&w, "pcie_endpoints", l->endpoints);
-	jw_u64(&w, "dma_ports", l->dma_ports);
-	jw_u64(&w, "probe_pcie_regions", l->pcie_regions);
-	jw_u64(&w, "probe_dma_regions", l->dma_regions);
-	jw_u64(&w, "counter_width", l->cnt_width);
-	jw_u64(&w, "item_bytes", l->item_bytes);
-	jw_u64(&w, "drain_period", l->drain_period);
-	jw_u64(&w, "hist_bands", l->hist_bands);
-	jw_u64(&w, "tag_capacity", l->tag_capacity);
-	jw_u64(&w, "stfifo_capacity", l->stfifo_capacity);
-	jw_close(&w);
-
-	jw_close(&w); /* data */
+	pt_render_json_data(&w, "data", l, r);
 	if (rep->diagnose && (rc = pt_render_diag_json(&w, rep)) < 0)
 		return rc;
 	jw_close(&w); /* top */

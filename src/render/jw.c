@@ -47,13 +47,17 @@ static void jw_string(struct jw *w, const char *s)
 static void jw_member(struct jw *w, const char *key)
 {
 	if (w->depth > 0) {
-		fputs(w->empty[w->depth] ? "\n" : ",\n", w->out);
+		if (!w->compact) {
+			fputs(w->empty[w->depth] ? "\n" : ",\n", w->out);
+			jw_indent(w, w->depth);
+		} else if (!w->empty[w->depth]) {
+			fputc(',', w->out);
+		}
 		w->empty[w->depth] = false;
-		jw_indent(w, w->depth);
 	}
 	if (key) {
 		jw_string(w, key);
-		fputs(": ", w->out);
+		fputs(w->compact ? ":" : ": ", w->out);
 	}
 }
 
@@ -74,7 +78,7 @@ void jw_close(struct jw *w)
 {
 	if (w->depth == 0)
 		return;
-	if (!w->empty[w->depth]) {
+	if (!w->empty[w->depth] && !w->compact) {
 		fputc('\n', w->out);
 		jw_indent(w, w->depth - 1);
 	}
@@ -133,4 +137,10 @@ void jw_str(struct jw *w, const char *key, const char *s)
 {
 	jw_member(w, key);
 	jw_string(w, s);
+}
+
+void jw_raw(struct jw *w, const char *key, const char *json)
+{
+	jw_member(w, key);
+	fputs(json, w->out);
 }

@@ -1,6 +1,8 @@
 /*
  * pcie-telemetry: a streaming JSON writer with the layout of Python's
- * json.dumps(obj, indent=4) (private to src/render/).
+ * json.dumps(obj, indent=4) (-j), or with compact set that of
+ * json.dumps(obj, separators=(",", ":")) (JSON lines, docs/series.md)
+ * (private to src/render/).
  */
 #ifndef PT_RENDER_JW_H
 #define PT_RENDER_JW_H
@@ -14,6 +16,7 @@
 /* A streaming writer with json.dumps(indent=4) layout. */
 struct jw {
 	FILE *out;
+	bool compact; /* no newlines, no indentation, no spaces */
 	int depth;
 	bool empty[JW_MAX_DEPTH]; /* no member written yet at this level */
 	char close[JW_MAX_DEPTH];
@@ -32,5 +35,7 @@ void jw_double(struct jw *w, const char *key, double v);
 void jw_number(struct jw *w, const char *key, double v);
 void jw_null(struct jw *w, const char *key);
 void jw_str(struct jw *w, const char *key, const char *s);
+/* json, a JSON value the caller formatted, as it is */
+void jw_raw(struct jw *w, const char *key, const char *json);
 
 #endif

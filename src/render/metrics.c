@@ -34,9 +34,11 @@ static int metric_rows(FILE *out, const struct pt_metric_set *s, const struct pt
 	return rc ? rc : pt_render_stream_status(out);
 }
 
-int pt_render_metrics(FILE *out, const struct pt_report *rep, const unsigned *idx, unsigned n)
+int pt_render_eval(const struct pt_report *rep, const unsigned *idx, unsigned n,
+		   struct pt_metric_value **values)
 {
-	if (!out || !rep || !rep->metrics || (n && !idx))
+	*values = NULL;
+	if (!rep || !rep->metrics || (n && !idx))
 		return -EINVAL;
 	const struct pt_metric_set *s = rep->metrics;
 	int rc = pt_render_check(rep->layout, rep->reading);
@@ -52,11 +54,28 @@ int pt_render_metrics(FILE *out, const struct pt_report *rep, const unsigned *id
 		return -ENOMEM;
 	const struct pt_metric_input in = { rep->reading, rep->interval, rep->seconds };
 	rc = pt_metric_eval(s, &in, v);
+	if (rc < 0) {
+		free(v);
+		return rc;
+	}
+	*values = v;
+	return 0;
+}
+
+int pt_render_metrics(FILE *out, const struct pt_report *rep, const unsigned *idx, unsigned n)
+{
+	struct pt_metric_value *v;
+
+	if (!out)
+		return -EINVAL;
+	int rc = pt_render_eval(rep, idx, n, &v);
+	if (rc < 0)
+		return rc;
 	bool seconds_set = rep->interval && rep->seconds != 0.0;
-	if (rc >= 0 && (rc = pt_render_text_header(out, rep->layout, rep->reading, seconds_set,
-						   rep->seconds)) == 0) {
+	rc = pt_render_text_header(out, rep->layout, rep->reading, seconds_set, rep->seconds);
+	if (rc == 0) {
 		fputc('\n', out);
-		rc = metric_rows(out, s, v, idx, n);
+		rc = metric_rows(out, rep->metrics, v, idx, n);
 	}
 	free(v);
 	return rc;

@@ -4,6 +4,7 @@
 #ifndef PT_RENDER_PRIV_H
 #define PT_RENDER_PRIV_H
 
+#include <locale.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -71,6 +72,56 @@ int pt_table_write(FILE *out, const struct pt_table *t);
  * totals line, and the STATUS flags (report-format.md 3.1, 3.2). */
 int pt_render_text_header(FILE *out, const struct pt_layout *l, const struct pt_reading *r,
 			  bool seconds_set, double seconds);
+
+struct jw; /* render/jw.h */
+
+/* The "data" object of -j (the endpoints, STATUS, the layout) and its
+ * "config" object alone, as members called key. */
+void pt_render_json_data(struct jw *w, const char *key, const struct pt_layout *l,
+			 const struct pt_reading *r);
+void pt_render_json_config(struct jw *w, const char *key, const struct pt_layout *l);
+
+/*
+ * Numbers in the C locale whatever the process's (series must parse the
+ * same everywhere): pt_render_c_locale_enter() switches the calling
+ * thread to the C locale (uselocale), _leave() restores what it had.
+ * Enter returns 0 or -ENOMEM.
+ */
+struct pt_render_locale {
+	locale_t c, old;
+};
+int pt_render_c_locale_enter(struct pt_render_locale *l);
+void pt_render_c_locale_leave(struct pt_render_locale *l);
+
+/* The values of every metric of rep->metrics for the report (the set
+ * bound to its layout; every idx[0 .. n-1] an instance of it) into
+ * *values, which the caller frees: 0, -EINVAL or -ENOMEM (metrics.c). */
+int pt_render_eval(const struct pt_report *rep, const unsigned *idx, unsigned n,
+		   struct pt_metric_value **values);
+
+/* ---- series (series.c; the formats in csv.c and jsonl.c) ---- */
+
+/* The flags of a point: lost_deltas, readout_overrun (STATUS) and
+ * wrap_risk (the caller's). */
+#define PT_SERIES_FLAGS 3
+extern const char *const pt_series_flag_names[PT_SERIES_FLAGS];
+bool pt_series_flag(const struct pt_series_point *p, unsigned i);
+/* Check a point (see pt_render_csv), evaluate every metric of its set
+ * into *values and enter the C locale: 0, or a negative errno with
+ * nothing to end.  pt_series_end() leaves the locale and frees them. */
+int pt_series_begin(FILE *out, const struct pt_series_point *p, struct pt_metric_value **values,
+		    struct pt_render_locale *loc);
+void pt_series_end(struct pt_metric_value *values, struct pt_render_locale *loc);
+/* A metric's value as text: an exact integer or the double with the
+ * metric's precision (PT_SERIES_NUMBER), "inf" or "-inf"
+ * (PT_SERIES_INF), "" for NaN (PT_SERIES_NAN).  bounded: an integer
+ * outside [-2^63, 2^64) (a product of 64-bit totals), which pandas could
+ * not read as a number, is written as its double (Python's repr).  400
+ * bytes are enough. */
+enum pt_series_num { PT_SERIES_NUMBER, PT_SERIES_INF, PT_SERIES_NAN };
+enum pt_series_num pt_series_value(const struct pt_metric_info *in,
+				   const struct pt_metric_value *v, bool bounded, char *buf,
+				   size_t len);
 
 /* Validate a layout and a reading against each other (indexes in range). */
 int pt_render_check(const struct pt_layout *l, const struct pt_reading *r);

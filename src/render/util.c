@@ -409,3 +409,20 @@ int pt_render_check(const struct pt_layout *l, const struct pt_reading *r)
 	}
 	return 0;
 }
+
+/* ---- the C locale for numbers ------------------------------------------ */
+
+int pt_render_c_locale_enter(struct pt_render_locale *l)
+{
+	l->c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+	if (l->c == (locale_t)0)
+		return -ENOMEM;
+	l->old = uselocale(l->c);
+	return 0;
+}
+
+void pt_render_c_locale_leave(struct pt_render_locale *l)
+{
+	uselocale(l->old);
+	freelocale(l->c);
+}

@@ -32,7 +32,9 @@ for args in "$cases"/*.args; do
 		bad "$name: the report without --diagnose changed"
 		continue
 	fi
-	if [ $rc -ne 0 ] || [ -s "$work/err" ]; then
+	# a 33-bit case's interval is longer than its wrap time: a warning
+	# (docs/series.md "Wrap safety") is all stderr may hold
+	if [ $rc -ne 0 ] || grep -qv '^nfb-pcie-telemetry: warning: an interval of ' "$work/err"; then
 		bad "$name --diagnose: rc $rc, $(head -1 "$work/err")"
 		continue
 	fi

@@ -63,6 +63,31 @@ expect 2 "-d: empty device" -d ''
 expect 2 "--record $work/missing/rec.regs" -d "image:$cases/basic_t1.regs" --record "$work/missing/rec.regs"
 expect 2 "--record $work: is a folder" -d "image:$cases/basic_t1.regs" --record "$work"
 expect 2 "-c takes no reading" -d "image:$cases/basic_t1.regs" -c --record "$work/rec.regs"
+# series and --count (docs/series.md)
+b=image:$cases/basic_t1.regs
+expect 2 "--count 'x': not a number of reports" -d "$b" --count x
+expect 2 "--count '': not a number of reports" -d "$b" --count ''
+expect 2 "--count '-1': not a number of reports" -d "$b" --count -1
+expect 2 "--count '2.5': not a number of reports" -d "$b" --count 2.5
+expect 2 "--count '0': at least one report" -d "$b" --count 0
+expect 2 "--count '4294967296': more than 4294967295 reports" -d "$b" --count 4294967296
+expect 2 "--count '99999999999999999999999': more than" -d "$b" --count 99999999999999999999999
+expect 2 "option '--count' needs a value" -d "$b" --count
+expect 2 "--csv and --jsonl are two formats" -d "$b" --csv --jsonl
+expect 2 "--csv prints a series, -j the upstream JSON" -d "$b" --csv -j
+expect 2 "--jsonl prints a series, -j the upstream JSON" -d "$b" -j --jsonl
+expect 2 "--csv: -c clears the counters" -d "$b" --csv -c
+expect 2 "--count: -c clears the counters" -d "$b" -c --count 2
+expect 2 "--list prints the names and exits: without --csv" -d "$b" --list --csv
+expect 2 "--list prints the names and exits: without --jsonl" --list --jsonl
+expect 2 "option '--csv' takes no value" -d "$b" --csv=1
+expect 2 "--diagnose adds to the report, --csv prints a series" -d "$b" --csv --diagnose
+expect 2 "--compare: not with --jsonl" --compare "$b" "$b" --jsonl
+expect 2 "--sweep: not with --count" -d sim --sweep endpoint.mrrs=512,1024 --count 2
+# an interval too long for the counters of the layout, with -w: refused
+# before anything is printed
+expect 2 "-t 1 with -w: a 33-bit counter can wrap in 0.693 s" -d "image:$cases/wrap33.regs" -t 1 -w
+expect 2 "-t 1 with -w: a 33-bit counter can wrap" -d "image:$cases/wrap33.regs" -t 1 --count 3 --jsonl
 [ -e "$work/rec.regs" ] && { echo "FAIL: --record with -c created the file"; fail=$((fail + 1)); }
 
 # --- no such device, permission denied (exit 1)

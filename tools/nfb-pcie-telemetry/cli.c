@@ -4,6 +4,7 @@
  * the report loop, and the cleanup that leaves the process as it was.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,7 +40,8 @@ static int prepare_readings(struct cli_session *s, int argc, char **argv, struct
 	if (pt_reading_init(&s->first, entries) < 0 || pt_reading_init(&s->second, entries) < 0 ||
 	    pt_reading_init(&s->diff, entries) < 0)
 		return cli_fail(e, CLI_EXIT_RUNTIME, "out of memory");
-	return cli_record_header(&s->rec, argc, argv, pt_bus_device(s->dev.bus), e);
+	return cli_record_header(&s->rec, argc, argv, pt_bus_device(s->dev.bus),
+				 s->src.unix_time ? &s->src.offset : NULL, e);
 }
 
 static int clear_counters(struct cli_session *s, struct cli_error *e)
@@ -72,6 +74,8 @@ static int run(struct cli_session *s, int argc, char **argv, struct cli_error *e
 		status = cli_list(s, true, e);
 	else if (cli_metrics_prepare(s, &s->dev.layout, e) < 0)
 		status = e->status;
+	else if (cli_source_prepare(s, e) < 0)
+		status = e->status;
 	else if (prepare_readings(s, argc, argv, e) == 0)
 		status = a->top ? cli_top_run(s, e) : cli_report_run(s, e);
 out:
@@ -87,6 +91,7 @@ out:
 	pt_reading_free(&s->second);
 	pt_reading_free(&s->diff);
 	cli_metrics_free(s);
+	cli_source_free(s);
 	pt_bus_close(bus);
 	return status;
 }
@@ -124,6 +129,10 @@ int pt_cli_main(int argc, char **argv, FILE *out, FILE *err)
 	memset(&s, 0, sizeof(s));
 	s.a = &a;
 	s.out = out;
+	s.err = err;
+	s.argc = argc;
+	s.argv = argv;
+	s.wrap.seconds = INFINITY;
 	s.rec.fd = -1;
 	if (a.record && cli_record_open(&s.rec, a.record, a.device, &e) < 0) {
 		cli_print_error(err, e.msg);
@@ -140,5 +149,7 @@ int pt_cli_main(int argc, char **argv, FILE *out, FILE *err)
 	cli_signals_restore(&sig);
 	if (status != 0 && e.msg[0])
 		cli_print_error(err, e.msg);
+	else if (status == 0)
+		cli_wrap_warn(&s);
 	return status;
 }

@@ -8,6 +8,8 @@
  *   report.c    the report loop: measure, render, print whole
  *   metrics.c   --metric-file, -M and --list (docs/metrics.md)
  *   top.c       --top: the live view's loop (docs/top.md; drawing in src/view)
+ *   series.c    --csv and --jsonl: contiguous intervals, the time column
+ *   wrap.c      wrap safety: the shortest wrap time at the measured clocks
  *   signals.c   SIGINT/SIGTERM end a run cleanly; SIGPIPE is an error
  *   messages.c  errors: the exit status and one line for the user
  *   truth.c     the simulated card's ground truth for --diagnose -j
@@ -61,7 +63,10 @@ struct cli_error {
 int cli_fail(struct cli_error *e, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* "nfb-pcie-telemetry: MSG\n" on err, control characters escaped, so
- * that an echoed argument never breaks the line. */
+ * that an echoed argument never breaks the line.  A run that succeeds
+ * prints nothing there but, at its end, one warning (wrap.c) that begins
+ * with CLI_WARNING. */
+#define CLI_WARNING CLI_PROG ": warning: "
 void cli_print_error(FILE *err, const char *msg);
 /* After --help or --version: 0, or 1 with a message when out could not
  * take the text. */
@@ -84,6 +89,8 @@ struct cli_args {
 	unsigned index;     /* -i */
 	double interval;    /* -t, >= 0; 0 is totals */
 	bool watch, clear, json;
+	unsigned long count; /* --count N: end -w after N reports (0: no end) */
+	bool csv, jsonl;     /* a series (docs/series.md) */
 	const char *record; /* --record FILE */
 	bool diagnose;      /* --diagnose */
 	const char *compare[2]; /* --compare A B */
@@ -159,9 +166,13 @@ struct cli_recorder {
  */
 int cli_record_open(struct cli_recorder *rec, const char *path, const char *device,
 		    struct cli_error *e);
-/* The header comments: version, command line, device. */
+/* The comment that gives the UNIX time of a recording's clock. */
+#define CLI_CLOCK_COMMENT "# clock: UNIX time = @snapshot + "
+/* The header comments: version, command line, device, and the UNIX time
+ * of the device's clock when unix_offset is not NULL ("# clock: UNIX time
+ * = @snapshot + SECONDS", which a series of the replay reads back). */
 int cli_record_header(struct cli_recorder *rec, int argc, char **argv, const char *device,
-		      struct cli_error *e);
+		      const double *unix_offset, struct cli_error *e);
 /* A report begins; its readings are kept until it is complete. */
 int cli_record_begin(struct cli_recorder *rec, struct cli_error *e);
 int cli_record_add(struct cli_recorder *rec, const struct pt_layout *l,
@@ -196,19 +207,52 @@ int cli_compare_run(const struct cli_args *a, FILE *out, struct cli_error *e);
 /* --sweep: one simulated card per value, printed as columns. */
 int cli_sweep_run(const struct cli_args *a, FILE *out, struct cli_error *e);
 
+/* -------------------------------------------------------------- wrap.c */
+
+/* What the run knows of its clocks, for wrap safety. */
+struct cli_wrap {
+	double hz[2];   /* the fastest PCIe and DMA clock measured so far, Hz */
+	double seconds; /* the shortest time in which a counter can wrap at those
+			   rates (pt_layout_wrap_seconds); infinity while unknown */
+	bool risk;      /* the last interval was longer than that */
+	bool warn;      /* an interval was longer: warn at the end of the run */
+	double risk_seconds; /* the length of that interval */
+	char what[160]; /* "a 33-bit counter can wrap in 0.169 s at ..." */
+};
+
+/* ------------------------------------------------------------ series.c */
+
+/* Where the readings come from and what their times mean (docs/series.md). */
+struct cli_source {
+	char *device;   /* the device column: -d, or a replayed recording's device */
+	bool replay;    /* device is the one a replayed recording names */
+	bool unix_time; /* device time + offset is UNIX time */
+	double offset;
+};
+
 /* ------------------------------------------------------------ report.c */
 
 struct cli_session {
 	const struct cli_args *a;
+	int argc;
+	char **argv;
 	struct pt_dev dev;
 	struct pt_reading first, second, diff;
 	struct pt_truth truth; /* a simulated card's, for --diagnose -j */
 	struct cli_recorder rec;
-	FILE *out;
+	FILE *out, *err;
 	struct pt_metric_set *metrics; /* bound to dev.layout, built-in ones first */
 	unsigned *chosen;              /* -M: instances of metrics, in set order */
 	unsigned nchosen;
+	unsigned long reports;         /* reports printed so far */
+	struct cli_wrap wrap;
+	struct cli_source src;
+	unsigned *all;                 /* a series without -M: every instance */
+	double deadline;               /* a series: device time of the next snapshot */
 };
+
+/* The outcome of one step: done, stopped by a signal, or failed. */
+enum cli_step { STEP_OK, STEP_STOPPED, STEP_FAILED };
 
 /* Measure, render and print reports as a asks; returns the exit status
  * (e set when it is not 0). */
@@ -258,6 +302,44 @@ int cli_top_check(FILE *out, struct cli_error *e);
  * normal screen.
  */
 int cli_top_run(struct cli_session *s, struct cli_error *e);
+
+/* ----------------------------------------------------------- series.c */
+
+/*
+ * Before the readings: the device column and the clock of the time
+ * column (for an image, from the recording's header comments), and with
+ * a series the instances it writes.  0, or -1 with e set.
+ */
+int cli_source_prepare(struct cli_session *s, struct cli_error *e);
+void cli_source_free(struct cli_session *s);
+/*
+ * One point of a series: measured (intervals follow each other without
+ * a gap: the second reading of one is the first of the next), recorded,
+ * checked for wraps and rendered into out, after the CSV header or the
+ * JSON-lines first line when it is the first.
+ */
+enum cli_step cli_series_step(struct cli_session *s, FILE *out, struct cli_error *e);
+
+/* -------------------------------------------------------------- wrap.c */
+
+/*
+ * With -w on a device whose clock runs (not an image): two readings
+ * 10 ms apart give the clock rates, and an interval longer than the
+ * shortest wrap time is refused (status 2) before anything is measured.
+ * STEP_OK, STEP_STOPPED, or STEP_FAILED with e set.
+ */
+enum cli_step cli_wrap_probe(struct cli_session *s, struct cli_error *e);
+/*
+ * After an interval d of `seconds`: the rates learnt, w->risk set when it
+ * was longer than the wrap time.  With -w, the first interval refuses a
+ * requested interval longer than the wrap time (-1 with e set, status
+ * 2); 0 otherwise.
+ */
+int cli_wrap_check(struct cli_session *s, const struct pt_reading *d, double seconds,
+		   struct cli_error *e);
+/* At the end of a run that succeeded: the warning, when an interval was
+ * too long (at the end, so that an error is always one line alone). */
+void cli_wrap_warn(struct cli_session *s);
 
 /* ----------------------------------------------------------- signals.c */
 

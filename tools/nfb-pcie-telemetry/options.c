@@ -85,6 +85,34 @@ static int take_interval(const struct cli_option *o, struct cli_args *a, const c
 	return CLI_NEXT;
 }
 
+/* --count N: a positive integer of at most 2^32 - 1. */
+static int take_count(const struct cli_option *o, struct cli_args *a, const char *s,
+		      struct cli_error *e)
+{
+	char *end;
+	unsigned long long v;
+
+	(void)o;
+	errno = 0;
+	if (*s < '0' || *s > '9')
+		return cli_fail(e, CLI_EXIT_USAGE,
+				"--count '%s': not a number of reports (a positive integer)", s);
+	v = strtoull(s, &end, 10);
+	if (*end != '\0')
+		return cli_fail(e, CLI_EXIT_USAGE,
+				"--count '%s': not a number of reports (a positive integer)", s);
+	if (v == 0)
+		return cli_fail(e, CLI_EXIT_USAGE,
+				"--count '%s': at least one report (-w without --count runs until "
+				"interrupted)",
+				s);
+	if (errno || v > 0xFFFFFFFFull)
+		return cli_fail(e, CLI_EXIT_USAGE, "--count '%s': more than 4294967295 reports", s);
+	a->count = (unsigned long)v;
+	a->watch = true;
+	return CLI_NEXT;
+}
+
 /* --metric-file: one more file, in order. */
 static int take_metric_file(const struct cli_option *o, struct cli_args *a, const char *v,
 			    struct cli_error *e)
@@ -168,8 +196,18 @@ const struct cli_option cli_options[] = {
 	  "prints the totals since the last clear",
 	  .take = take_interval },
 	{ "watch", 'w', NULL, "[-w]", "keep measuring and printing until interrupted", FLAG(watch) },
+	{ "count", 0, "N", "[--count N]",
+	  "stop after N reports, with status 0 (implies -w)", .take = take_count },
 	{ "clear", 'c', NULL, "[-c]", "zero all counters and exit", FLAG(clear) },
 	{ "json", 'j', NULL, "[-j]", "print the raw values as JSON instead of a table", FLAG(json) },
+	{ "csv", 0, NULL, "[--csv]",
+	  "print a series as CSV: a header, then one row per\n"
+	  "interval and quantity (docs/series.md)",
+	  FLAG(csv) },
+	{ "jsonl", 0, NULL, "[--jsonl]",
+	  "print a series as JSON lines: a line about the run,\n"
+	  "then one object per interval (docs/series.md)",
+	  FLAG(jsonl) },
 	{ "record", 0, "FILE", "[--record FILE]",
 	  "also write every reading taken as a register image\n"
 	  "file, which -d image:FILE replays",
@@ -285,14 +323,35 @@ static int bad_option(const char *arg, int opt, struct cli_error *e)
 /* --top shows the live view and nothing else. */
 static int check_top(const struct cli_args *a, const char *mode, struct cli_error *e)
 {
-	if (a->metrics || a->json || a->clear || a->list || a->diagnose || mode)
+	const char *series = a->csv ? "--csv" : a->jsonl ? "--jsonl" : a->count ? "--count" : NULL;
+
+	if (a->metrics || a->json || a->clear || a->list || a->diagnose || mode || series)
 		return cli_fail(e, CLI_EXIT_USAGE, "--top shows the live view: without %s",
 				a->metrics ? "-M" : a->json ? "-j" : a->clear ? "-c (the view clears with c)"
-				: a->list ? "--list" : a->diagnose ? "--diagnose" : mode);
+				: a->list ? "--list" : a->diagnose ? "--diagnose" : mode ? mode : series);
 	if (a->interval < CLI_TOP_MIN_INTERVAL || a->interval > CLI_TOP_MAX_INTERVAL)
 		return cli_fail(e, CLI_EXIT_USAGE,
 				"--top: -t %g: the live view measures intervals of %g to %g s", a->interval,
 				CLI_TOP_MIN_INTERVAL, CLI_TOP_MAX_INTERVAL);
+	return 0;
+}
+
+/* What a series (--csv, --jsonl) and --count do not go with. */
+static int check_series(const struct cli_args *a, struct cli_error *e)
+{
+	const char *series = a->csv ? "--csv" : "--jsonl";
+
+	if (a->csv && a->jsonl)
+		return cli_fail(e, CLI_EXIT_USAGE, "--csv and --jsonl are two formats: choose one");
+	if ((a->csv || a->jsonl) && a->json)
+		return cli_fail(e, CLI_EXIT_USAGE,
+				"%s prints a series, -j the upstream JSON: choose one", series);
+	if ((a->csv || a->jsonl || a->count) && a->clear)
+		return cli_fail(e, CLI_EXIT_USAGE, "%s: -c clears the counters and takes no reading",
+				a->count ? "--count" : series);
+	if ((a->csv || a->jsonl) && a->diagnose)
+		return cli_fail(e, CLI_EXIT_USAGE,
+				"--diagnose adds to the report, %s prints a series: choose one", series);
 	return 0;
 }
 
@@ -308,7 +367,7 @@ static int check_combination(const struct cli_args *a, struct cli_error *e)
 		return cli_fail(e, CLI_EXIT_USAGE, "--compare and --sweep: choose one");
 	if (mode && (a->clear || a->watch || a->record))
 		return cli_fail(e, CLI_EXIT_USAGE, "%s: not with %s", mode,
-				a->clear ? "-c" : a->watch ? "-w" : "--record");
+				a->clear ? "-c" : a->count ? "--count" : a->watch ? "-w" : "--record");
 	if (a->compare[0] && a->device)
 		return cli_fail(e, CLI_EXIT_USAGE,
 				"--compare names both devices (--compare A B), not -d '%s'",
@@ -320,16 +379,19 @@ static int check_combination(const struct cli_args *a, struct cli_error *e)
 				"-M prints metrics, -j the raw counters: choose one");
 	if (a->top)
 		return check_top(a, mode, e);
-	if (a->list && (a->metrics || a->json || a->clear || a->record || a->watch || a->diagnose))
+	if (a->list && (a->metrics || a->json || a->clear || a->record || a->watch || a->diagnose ||
+			a->csv || a->jsonl))
 		return cli_fail(e, CLI_EXIT_USAGE, "--list prints the names and exits: without %s",
 				a->metrics ? "-M" : a->json ? "-j" : a->clear ? "-c" :
-				a->record ? "--record" : a->watch ? "-w" : "--diagnose");
+				a->record ? "--record" : a->csv ? "--csv" : a->jsonl ? "--jsonl" :
+				a->count ? "--count" : a->watch ? "-w" : "--diagnose");
 	if (a->diagnose && a->metrics)
 		return cli_fail(e, CLI_EXIT_USAGE,
 				"--diagnose adds to the report, -M replaces it: choose one");
-	if (mode && (a->metrics || a->list))
-		return cli_fail(e, CLI_EXIT_USAGE, "%s: not with %s", mode, a->metrics ? "-M" : "--list");
-	return 0;
+	if (mode && (a->metrics || a->list || a->csv || a->jsonl))
+		return cli_fail(e, CLI_EXIT_USAGE, "%s: not with %s", mode,
+				a->metrics ? "-M" : a->list ? "--list" : a->csv ? "--csv" : "--jsonl");
+	return check_series(a, e);
 }
 
 /* The arguments that are no option: only --compare's second device. */

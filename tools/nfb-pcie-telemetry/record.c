@@ -208,7 +208,7 @@ static int write_error(struct cli_recorder *rec, int err, struct cli_error *e)
 }
 
 int cli_record_header(struct cli_recorder *rec, int argc, char **argv, const char *device,
-		      struct cli_error *e)
+		      const double *unix_offset, struct cli_error *e)
 {
 	char *cmd, *buf = NULL;
 	size_t len = 0;
@@ -223,6 +223,14 @@ int cli_record_header(struct cli_recorder *rec, int argc, char **argv, const cha
 	cmd = command_line(argc, argv);
 	rc = pt_render_regs_header(f, PT_VERSION_STRING, cmd ? cmd : CLI_PROG, device);
 	free(cmd);
+	if (unix_offset) {
+		/* read back by a series of the replay (series.c): its times
+		 * are then the UNIX times of the recording */
+		char num[64];
+
+		pt_render_float_repr(*unix_offset, num, sizeof num);
+		fprintf(f, CLI_CLOCK_COMMENT "%s\n", num);
+	}
 	if (fclose(f) != 0 || rc < 0) {
 		free(buf);
 		return write_error(rec, 0, e);

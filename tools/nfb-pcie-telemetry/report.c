@@ -16,9 +16,6 @@
 #include "pcie_telemetry/bus.h"
 #include "pcie_telemetry/render.h"
 
-/* The outcome of one step: done, stopped by a signal, or failed. */
-enum step { STEP_OK, STEP_STOPPED, STEP_FAILED };
-
 /* Wait until fd takes data, or a stop request comes (-EINTR).  The
  * signals stay blocked between the check and the wait, so a request
  * that comes just before the wait is not missed. */
@@ -103,7 +100,7 @@ int cli_render_whole(FILE *out, int (*render)(FILE *, const void *, bool), const
 }
 
 /* Measure and render one report into out. */
-static enum step one_report(struct cli_session *s, FILE *out, struct cli_error *e)
+static enum cli_step one_report(struct cli_session *s, FILE *out, struct cli_error *e)
 {
 	const struct cli_args *a = s->a;
 	struct pt_report rep = { .layout = &s->dev.layout, .metrics = s->metrics };
@@ -111,6 +108,8 @@ static enum step one_report(struct cli_session *s, FILE *out, struct cli_error *
 
 	if (pt_bus_stop_requested())
 		return STEP_STOPPED;
+	if (a->csv || a->jsonl)
+		return cli_series_step(s, out, e);
 	rc = pt_dev_measure(&s->dev, a->interval, &s->first, &s->second, e->msg, sizeof(e->msg));
 	if (rc < 0 && pt_bus_stop_requested())
 		return STEP_STOPPED;
@@ -127,6 +126,8 @@ static enum step one_report(struct cli_session *s, FILE *out, struct cli_error *
 		rep.reading = &s->diff;
 		rep.interval = true;
 		rep.seconds = s->second.time - s->first.time;
+		if (cli_wrap_check(s, &s->diff, rep.seconds, e) < 0)
+			return STEP_FAILED;
 	} else {
 		rep.reading = &s->second;
 		rep.interval = false;
@@ -153,12 +154,12 @@ static enum step one_report(struct cli_session *s, FILE *out, struct cli_error *
 /* One report measured, rendered and printed, its readings recorded
  * (first, so that a failed write prints nothing; taken back when the
  * report could not be printed). */
-static enum step report_step(struct cli_session *s, struct cli_error *e)
+static enum cli_step report_step(struct cli_session *s, struct cli_error *e)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *out = open_memstream(&buf, &len);
-	enum step st;
+	enum cli_step st;
 
 	if (!out) {
 		cli_fail(e, CLI_EXIT_RUNTIME, "out of memory");
@@ -180,6 +181,8 @@ static enum step report_step(struct cli_session *s, struct cli_error *e)
 			st = STEP_FAILED;
 		if (rc < 0)
 			cli_record_undo(&s->rec);
+		if (rc == 0)
+			s->reports++;
 	}
 	free(buf);
 	cli_record_drop(&s->rec);
@@ -189,10 +192,9 @@ static enum step report_step(struct cli_session *s, struct cli_error *e)
 int cli_report_run(struct cli_session *s, struct cli_error *e)
 {
 	const struct cli_args *a = s->a;
+	enum cli_step st = cli_wrap_probe(s, e);
 
-	for (unsigned n = 0;; n++) {
-		enum step st;
-
+	for (unsigned long n = 0; st == STEP_OK; n++) {
 		if (n > 0 && a->interval <= 0) {
 			/* Totals in watch mode: once a second (upstream reads as
 			 * fast as it can, which floods the terminal with equal
@@ -201,17 +203,17 @@ int cli_report_run(struct cli_session *s, struct cli_error *e)
 				return cli_fail(e, CLI_EXIT_RUNTIME, "%s", pt_bus_message(s->dev.bus)), e->status;
 		}
 		st = pt_bus_stop_requested() ? STEP_STOPPED : report_step(s, e);
-		if (st == STEP_STOPPED) {
-			if (a->watch)
-				return 0;
-			cli_fail(e, CLI_EXIT_RUNTIME, "interrupted before the report was complete");
-			return e->status;
-		}
-		if (st == STEP_FAILED) {
-			e->status = CLI_EXIT_RUNTIME;
-			return e->status;
-		}
-		if (!a->watch)
+		if (st == STEP_OK && (!a->watch || (a->count && s->reports >= a->count)))
 			return 0;
 	}
+	if (st == STEP_STOPPED) {
+		if (a->watch)
+			return 0;
+		cli_fail(e, CLI_EXIT_RUNTIME, "interrupted before the report was complete");
+		return e->status;
+	}
+	/* a usage error found by measuring (an interval too long for -w) */
+	if (e->status != CLI_EXIT_USAGE)
+		e->status = CLI_EXIT_RUNTIME;
+	return e->status;
 }
