@@ -314,6 +314,10 @@ void pte_dma_quiet_slice(struct port *pt, uint64_t d);
 
 void pte_lvl_begin(struct lvl *l);
 void pte_lvl_set(struct lvl *l, uint64_t t, uint32_t v);
+/* From t on: n pulses of len cycles at lo, hi in between (gaps cycles in
+ * all, n - 1 of them) and after the last; as 2n pte_lvl_set calls. */
+void pte_lvl_pulses(struct lvl *l, uint64_t t, uint32_t lo, uint32_t hi, uint64_t n,
+		    uint64_t len, uint64_t gaps);
 /* End of a slice of S cycles: its band times into the truth and the
  * emission. */
 void pte_lvl_close(struct lvl *l, uint64_t S, uint64_t *truth_band);
@@ -325,6 +329,12 @@ int pte_apply_releases(struct ep *e, int64_t now, int64_t T0);
 /* The storage FIFO empties towards the ports up to slice cycle t. */
 int pte_push_progress(struct ep *e, uint64_t t);
 void pte_push_begin(struct ep *e, uint64_t S, uint64_t d_next);
+/* A completion that arrived at slice cycle t goes on to its port's FIFOs
+ * at once, as pte_push_progress(e, t) would move it when the storage FIFO
+ * holds nothing else: 1 when it did; 0 (nothing changed) when the storage
+ * FIFO is not empty, the push is held, its budget or the FIFOs have no
+ * room. */
+int pte_push_through(struct ep *e, unsigned port, uint32_t bytes, uint64_t t);
 void pte_push_end(struct ep *e, uint64_t S);
 /* BRAKE cycles of a slice into the truth and the emission; the runs of
  * an emission of E cycles (bits 0-3 at its end, where the RQ idles). */

@@ -234,6 +234,11 @@ static inline uint64_t pte_mfb_used(const struct pte_mfb *a)
 void pte_mfb_frame(struct pte_mfb *a, uint32_t items);
 /* k frames of one length, back to back. */
 void pte_mfb_frames(struct pte_mfb *a, uint32_t items, uint64_t k);
+/* k frames of one length, each after idle cycles (so each starts a new
+ * word: the word under construction is finished before every frame),
+ * `idle` cycles in all; as k rounds of flush, idle, frame when all of it
+ * fits in the slice. */
+void pte_mfb_frames_apart(struct pte_mfb *a, uint32_t items, uint64_t k, uint64_t idle);
 void pte_mfb_flush(struct pte_mfb *a);
 void pte_mfb_stall(struct pte_mfb *a, uint64_t n);
 void pte_mfb_idle(struct pte_mfb *a, uint64_t n);

@@ -143,6 +143,110 @@ static const struct cpl_size *cpl_size(struct ep *e, uint32_t bytes)
 	return z;
 }
 
+/* Completions that went through the storage FIFO at once (see
+ * rc_apart): the storage FIFO level pulses, lo while each arrives. */
+struct pulses {
+	uint64_t t0, n, gaps;
+	uint32_t lo, hi;
+};
+
+static void pulses_flush(struct ep *e, struct pulses *q, uint64_t fw)
+{
+	if (q->n)
+		pte_lvl_pulses(&e->stl, q->t0, q->lo, q->hi, q->n, fw, q->gaps);
+	q->n = 0;
+}
+
+/* One completion arriving at slice cycle rel: into the storage FIFO and
+ * on towards its port.  Straight through while the storage FIFO holds
+ * nothing else and the push takes it (only the level pulses), else as
+ * rc_frames does it. */
+static int rc_one(struct ep *e, struct ent *x, const struct cpl_size *z, uint64_t rel,
+		  struct pulses *q)
+{
+	struct ptc *p = &e->ptc;
+	uint64_t fw = z->fw, cap = e->info.stfifo_words;
+	uint32_t hi = pte_st_free(e);
+	uint32_t lo = cap > p->stored + z->rcw ? (uint32_t)(cap - p->stored - z->rcw) : 0;
+
+	if (q->n && (hi != q->hi || lo != q->lo))
+		pulses_flush(e, q, fw);
+	if (!p->st.n && e->stl.since <= rel && pte_push_through(e, x->port, z->bytes, rel + fw)) {
+		p->reserved -= z->rcw;
+		if (q->n)
+			q->gaps += rel - (q->t0 + q->n * fw + q->gaps);
+		else
+			*q = (struct pulses){ rel, 0, 0, lo, hi };
+		q->n++;
+		return 0;
+	}
+	pulses_flush(e, q, fw);
+	int rc = pte_push_progress(e, rel);
+	p->stored += z->rcw;
+	p->reserved -= z->rcw;
+	pte_lvl_set(&e->stl, rel, pte_st_free(e));
+	if (!rc)
+		rc = pte_fq_push(&p->st, x->port, z->bytes, 1);
+	return rc ? rc : pte_push_progress(e, rel + fw);
+}
+
+/*
+ * While the link, not the bus, is the limit (a completion takes L >= fw + 1
+ * cycles of link time), each completion of a run starts a new word after
+ * a gap: flush, idle, frame.  The completions RC would place one step at a
+ * time before the RQ's next step (those that start by `until`, and whose
+ * words end in the slice) go in one: the same bookkeeping per completion,
+ * their words through one call of the word builder.  Returns how many.
+ */
+static uint64_t rc_apart(struct ep *e, struct ent *x, struct cpl_run *cr,
+			 const struct cpl_size *z, int64_t T0, uint64_t S, uint64_t until,
+			 double lt, int *err)
+{
+	uint64_t t = pte_mfb_used(&e->rc), idle = 0, n = 0, fw = z->fw;
+	double L = z->L;
+	struct pulses q = { 0 };
+
+	while (cr->count) {
+		uint64_t rel = (uint64_t)((int64_t)ceil(lt + L) - (int64_t)fw - T0);
+		if (rel <= t || rel > until || rel + fw > S)
+			break;
+		int rc = rc_one(e, x, z, rel, &q);
+		cr->count--;
+		x->frames_done++;
+		lt += L;
+		e->link.dn_t = lt;
+		if (!rc)
+			rc = rc_release(e, x, cr, T0 + (int64_t)(rel + fw));
+		idle += rel - t;
+		t = rel + fw;
+		n++;
+		if (rc) {
+			*err = rc;
+			break;
+		}
+	}
+	pulses_flush(e, &q, fw);
+	if (n) {
+		pte_mfb_frames_apart(&e->rc, z->items, n, idle);
+		e->truth.pcie[PTE_RC].bytes += n * (cr->bytes + e->info.rc_header_bytes);
+		e->truth.read_bytes += n * cr->bytes;
+	}
+	return n;
+}
+
+/* After completions of the current run: the next run, or the group is
+ * done. */
+static int rc_run_done(struct ep *e, struct ent *x, const struct cpl_run *cr)
+{
+	struct ptc *p = &e->ptc;
+
+	if (cr->count || ++x->cur < x->nrun)
+		return 0;
+	pte_ents_put(&p->ents, (unsigned)p->rc_cur);
+	p->rc_cur = -1;
+	return 0;
+}
+
 int pte_rc_step(struct ep *e, int64_t T0, uint64_t S, int rq_active)
 {
 	struct ptc *p = &e->ptc;
@@ -165,6 +269,10 @@ int pte_rc_step(struct ep *e, int64_t T0, uint64_t S, int rq_active)
 	double lt0 = e->link.dn_t > (double)x->t_arr ? e->link.dn_t : (double)x->t_arr;
 	int64_t start = (int64_t)ceil(lt0 + L) - (int64_t)fw;
 	if (start > now) {
+		int rc = 0;
+		if (L >= (double)fw + 1.0 &&
+		    rc_apart(e, x, cr, z, T0, S, rq_active ? pte_mfb_used(&e->rq) : S, lt0, &rc))
+			return rc ? rc : rc_run_done(e, x, cr);
 		rc_idle(e, S, (uint64_t)(start - now));
 		return 0;
 	}
@@ -183,9 +291,5 @@ int pte_rc_step(struct ep *e, int64_t T0, uint64_t S, int rq_active)
 	/* A tag comes back with the last completion of its read: release
 	 * them in proportion to the completions received. */
 	rc = rc_release(e, x, cr, T0 + (int64_t)pte_mfb_used(&e->rc));
-	if (rc || cr->count || ++x->cur < x->nrun)
-		return rc;
-	pte_ents_put(&p->ents, (unsigned)p->rc_cur);
-	p->rc_cur = -1;
-	return 0;
+	return rc ? rc : rc_run_done(e, x, cr);
 }

@@ -54,6 +54,29 @@ void pte_lvl_set(struct lvl *l, uint64_t t, uint32_t v)
 	l->bval[l->cb] = v;
 }
 
+void pte_lvl_pulses(struct lvl *l, uint64_t t, uint32_t lo, uint32_t hi, uint64_t n,
+		    uint64_t len, uint64_t gaps)
+{
+	pte_lvl_set(l, t, lo);
+	if (t < l->since)
+		return; /* cannot happen: the caller starts at or after it */
+	uint64_t tl = n * len, th = gaps;
+	/* n pulses at lo of len cycles each; between them (n - 1 gaps, gaps
+	 * cycles in all) and after the last, hi */
+	unsigned bl = band(l, lo), bh = band(l, hi);
+	l->band[bl] += tl;
+	l->band[bh] += th;
+	if (l->full > lo)
+		l->used_area += (double)(l->full - lo) * (double)tl;
+	if (l->full > hi)
+		l->used_area += (double)(l->full - hi) * (double)th;
+	l->since = t + tl + th;
+	l->bval[bl] = lo;
+	l->bval[bh] = hi;
+	l->cur = hi;
+	l->cb = (uint8_t)bh;
+}
+
 void pte_lvl_close(struct lvl *l, uint64_t S, uint64_t *truth_band)
 {
 	pte_lvl_set(l, S, l->cur);
@@ -198,6 +221,25 @@ static uint64_t fifo_room(struct ep *e, struct port *pt, unsigned port, uint64_t
 	return k;
 }
 
+/* Whether the FIFOs of the port take one more completion (w words, reg
+ * regions) now, as fifo_room would say, without holding. */
+static int fifo_takes_one(struct ep *e, struct port *pt, unsigned port, uint64_t w, uint64_t reg)
+{
+	if (pt->af_words + w <= e->cfg->down_fifo_words &&
+	    pt->af_hdrs + 1 <= e->cfg->down_fifo_headers)
+		return 1;
+	port_capacity(e, pt, port);
+	uint64_t frames = pt->af_hdrs && pt->af_regions ? pt->cap_reg * pt->af_hdrs / pt->af_regions
+							: pt->cap_reg / (reg ? reg : 1);
+	if (frames > pt->cap_hdr)
+		frames = pt->cap_hdr;
+	uint64_t fw = pt->af_hdrs ? frames * pt->af_words / pt->af_hdrs : frames * w;
+	uint64_t drain = pt->cap_words < fw ? pt->cap_words : fw;
+	uint64_t capw = e->cfg->down_fifo_words + drain;
+	uint64_t caph = e->cfg->down_fifo_headers + frames;
+	return pt->af_words + w <= capw && pt->af_hdrs + 1 <= caph;
+}
+
 /* Sizes repeat: divide once per completion size. */
 static const struct size_cache *size_of(struct ep *e, uint32_t bytes)
 {
@@ -270,6 +312,23 @@ int pte_push_progress(struct ep *e, uint64_t t)
 	if (moved)
 		pte_lvl_set(&e->stl, t, pte_st_free(e));
 	return 0;
+}
+
+int pte_push_through(struct ep *e, unsigned port, uint32_t bytes, uint64_t t)
+{
+	struct push *u = &e->push;
+	struct port *pt = &e->port[port];
+
+	if (u->held || e->ptc.st.n || t > u->slice_len || u->done >= t * e->geo.rc_word)
+		return 0;
+	const struct size_cache *z = size_of(e, bytes);
+	if (!fifo_takes_one(e, pt, port, z->w, z->reg) || pte_fq_push(&pt->afifo, port, bytes, 1))
+		return 0;
+	pt->af_words += z->w;
+	pt->af_regions += z->reg;
+	pt->af_hdrs++;
+	u->done += bytes;
+	return 1;
 }
 
 /* ---- BRAKE runs ----------------------------------------------------------------- */
