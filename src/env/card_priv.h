@@ -123,6 +123,17 @@ struct need_cache {
 	struct tlp_need n;
 };
 
+/* req_need(): what a whole read request needs, by its size and where it
+ * starts (in a 4 KiB page and in a host completion block). */
+#define REQ_CACHE 32
+struct req_cache {
+	uint32_t size, a4k, acpl; /* size 0: empty */
+	int ok;                   /* 0: more completion sizes than a group holds */
+	unsigned ntlp, ncr;
+	uint32_t w, h;
+	struct cpl_run cr[MAX_RUNS_PER_ENT];
+};
+
 /* The PTC: its input buffer and the resources reads hold. */
 struct ptc {
 	struct reqq in;            /* input buffer */
@@ -138,6 +149,7 @@ struct ptc {
 	struct group_cache gc;
 	struct split_cache ur;
 	struct need_cache need[NEED_CACHE];
+	struct req_cache req[REQ_CACHE];
 };
 
 /* The storage FIFO emptying towards the DMA ports within a slice. */
@@ -239,15 +251,20 @@ struct pte_snap {
 };
 
 /* Endpoints on threads of their own: one per endpoint; the model stays on
- * the caller's thread. */
+ * the caller's thread (engine.c).  published and finished[] are the
+ * handshake (a thread spins a little before it sleeps on a condition);
+ * sleeping counts the threads that wait on one. */
 struct pte_workers {
 	unsigned n;                /* threads, 0 = none */
 	pthread_t th[PTM_MAX_ENDPOINTS];
 	pthread_mutex_t mu;
 	pthread_cond_t work, done;
-	uint64_t published;        /* jobs the endpoints may run */
-	uint64_t finished[PTM_MAX_ENDPOINTS];
-	int stop;
+	_Atomic uint64_t published; /* jobs the endpoints may run */
+	_Atomic uint64_t finished[PTM_MAX_ENDPOINTS];
+	_Atomic int stop;
+	_Atomic int sleeping;       /* threads waiting on a condition */
+	_Atomic uint64_t want;      /* the caller sleeps until every endpoint
+				     * has finished this many jobs */
 	struct pte_worker_arg {
 		struct pte_card *c;
 		unsigned e;

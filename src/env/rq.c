@@ -427,8 +427,88 @@ static int merge_runs(struct ent *x, const struct tlp_need *n)
 	return 1;
 }
 
-/* TLP by TLP while every resource lasts, as one group; the first TLP
- * (chunk bytes, needs *n) is known to fit.  Returns the TLPs. */
+/* Completions of one size join runs (at most MAX_RUNS_PER_ENT of them,
+ * in the order they first appear): 0 when there would be more. */
+static int add_run_to(struct cpl_run *run, unsigned *n, const struct cpl_run *c)
+{
+	unsigned j;
+	for (j = 0; j < *n; j++)
+		if (run[j].bytes == c->bytes)
+			break;
+	if (j == *n) {
+		if (*n == MAX_RUNS_PER_ENT)
+			return 0;
+		run[(*n)++] = (struct cpl_run){ c->bytes, 0 };
+	}
+	run[j].count += c->count;
+	return 1;
+}
+
+/* What the whole head request needs (it has sent nothing yet): its TLPs
+ * and their completions, storage FIFO words and header credits, which
+ * depend only on its size and where it starts in a 4 KiB page and in a
+ * host completion block.  NULL when its completions come in more sizes
+ * than a group holds. */
+static const struct req_cache *req_need(struct ep *e, const struct req *r)
+{
+	uint32_t a4k = (uint32_t)(r->addr % 4096u), acpl = (uint32_t)(r->addr % e->host.cpl_bytes);
+	uint32_t hsh = r->size * 0x9E3779B1u ^ a4k * 0x85EBCA77u ^ acpl * 0xC2B2AE3Du;
+	struct req_cache *q = &e->ptc.req[(hsh ^ hsh >> 15) % REQ_CACHE];
+
+	if (q->size == r->size && q->a4k == a4k && q->acpl == acpl)
+		return q->ok ? q : NULL;
+	memset(q, 0, sizeof(*q));
+	q->ok = 1;
+	for (uint32_t off = 0; off < r->size && q->ok;) {
+		uint64_t a = r->addr + off;
+		uint32_t c = chunk_at(a, r->size - off, e->info.mrrs);
+		struct tlp_need t;
+		read_need(e, a, c, &t);
+		for (unsigned i = 0; i < t.ncr && q->ok; i++)
+			q->ok = add_run_to(q->cr, &q->ncr, &t.cr[i]);
+		q->w += t.w;
+		q->h += t.h;
+		q->ntlp++;
+		off += c;
+	}
+	q->size = r->size;
+	q->a4k = a4k;
+	q->acpl = acpl;
+	return q->ok ? q : NULL;
+}
+
+/* The whole head request joins group x when all its TLPs would, TLP by
+ * TLP (read_tlps): tags, storage FIFO words, header credits, the group's
+ * runs and its TLPs.  Returns its TLPs, 0 when it does not fit. */
+static unsigned read_whole(struct ep *e, const struct req *r, struct ent *x, uint64_t tlps)
+{
+	struct ptc *p = &e->ptc;
+	const struct req_cache *q = r->off ? NULL : req_need(e, r);
+
+	if (!q || tlps + q->ntlp > READS_PER_GROUP ||
+	    p->tags_pool - p->tags_used < p->notready + q->ntlp ||
+	    p->stored + p->reserved + q->w > e->info.stfifo_words ||
+	    (e->info.cpl_headers && p->cplh_used + q->h > e->info.cpl_headers))
+		return 0;
+	struct cpl_run run[MAX_RUNS_PER_ENT];
+	unsigned n = x->nrun;
+	memcpy(run, x->run, n * sizeof(*run));
+	for (unsigned i = 0; i < q->ncr; i++)
+		if (!add_run_to(run, &n, &q->cr[i]))
+			return 0;
+	memcpy(x->run, run, n * sizeof(*run));
+	x->nrun = (uint8_t)n;
+	p->tags_used += q->ntlp;
+	p->cplh_used += q->h;
+	p->reserved += q->w;
+	x->cplh += q->h;
+	x->res_words += q->w;
+	return q->ntlp;
+}
+
+/* TLP by TLP while every resource lasts, as one group (whole requests at
+ * once when all their TLPs fit); the first TLP (chunk bytes, needs *n) is
+ * known to fit.  Returns the TLPs. */
 static uint64_t read_tlps(struct ep *e, struct req *r, struct ent *x, uint32_t chunk,
 			  struct tlp_need *n)
 {
@@ -439,6 +519,14 @@ static uint64_t read_tlps(struct ep *e, struct req *r, struct ent *x, uint32_t c
 	x->cplh = 0;
 	x->res_words = 0;
 	for (;;) {
+		unsigned whole = read_whole(e, r, x, tlps);
+		if (whole) {
+			tlps += whole;
+			r->off = r->size;
+			if (req_consumed(e, r) || tlps >= READS_PER_GROUP)
+				break;
+			continue;
+		}
 		if (tlps) {
 			uint64_t a;
 			chunk = tlp_chunk(r, e->info.mrrs, &a);
