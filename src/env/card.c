@@ -447,7 +447,7 @@ int pte_card_open(const char *spec, struct pte_card **out, char *msg, size_t msg
 	if (!rc)
 		rc = power_up(c);
 	pte_card_set_progress(c, default_progress, default_progress_arg, default_progress_min);
-	if (!rc && c->neps > 1 && sysconf(_SC_NPROCESSORS_ONLN) > 1)
+	if (!rc && sysconf(_SC_NPROCESSORS_ONLN) > 1)
 		pte_engine_threads(c, 1); /* without them if they cannot start */
 	if (rc) {
 		snprintf(msg, msglen, "simulated card: %s", strerror(-rc));

@@ -20,6 +20,7 @@
  * the same order either way.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "env/card_priv.h"
@@ -186,6 +187,77 @@ static void plan(struct pte_card *c, uint64_t target, struct pte_job *j)
 	j->mi_to = (uint64_t)((unsigned __int128)c->pcie_done * c->mi_khz / c->pcie_khz);
 }
 
+/* ---- the handshake with the endpoint threads --------------------------------------- */
+
+/* Spins of a thread that waits before it sleeps (a few microseconds), and
+ * jobs the caller waits for at once when it must sleep: one hand-over
+ * through the kernel per few emissions, not per emission. */
+#define SPINS 200
+#define WAIT_BATCH 4
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+/* Wake the sleepers: both conditions (work for the endpoints, finished
+ * jobs for the caller). */
+static void wake(struct pte_workers *w)
+{
+	pthread_mutex_lock(&w->mu);
+	pthread_cond_broadcast(&w->work);
+	pthread_cond_broadcast(&w->done);
+	pthread_mutex_unlock(&w->mu);
+}
+
+/* Endpoint e's next job is published (1), or the threads stop (0). */
+static int wait_work(struct pte_workers *w, unsigned e)
+{
+	for (unsigned i = 0; i < SPINS; i++) {
+		if (atomic_load(&w->stop))
+			return 0;
+		if (atomic_load(&w->published) > atomic_load(&w->finished[e]))
+			return 1;
+		cpu_relax();
+	}
+	pthread_mutex_lock(&w->mu);
+	atomic_fetch_add(&w->sleeping, 1);
+	while (!atomic_load(&w->stop) &&
+	       atomic_load(&w->published) <= atomic_load(&w->finished[e]))
+		pthread_cond_wait(&w->work, &w->mu);
+	atomic_fetch_sub(&w->sleeping, 1);
+	pthread_mutex_unlock(&w->mu);
+	return !atomic_load(&w->stop);
+}
+
+static int all_finished(struct pte_workers *w, uint64_t k)
+{
+	for (unsigned e = 0; e < w->n; e++)
+		if (atomic_load(&w->finished[e]) < k)
+			return 0;
+	return 1;
+}
+
+/* Until every endpoint has finished job j; when that means sleeping,
+ * until they have finished `upto` jobs (up to WAIT_BATCH more). */
+static void wait_done(struct pte_workers *w, uint64_t j, uint64_t upto)
+{
+	for (unsigned i = 0; i < SPINS; i++) {
+		if (all_finished(w, j + 1))
+			return;
+		cpu_relax();
+	}
+	pthread_mutex_lock(&w->mu);
+	atomic_store(&w->want, upto);
+	atomic_fetch_add(&w->sleeping, 1);
+	while (!all_finished(w, upto))
+		pthread_cond_wait(&w->done, &w->mu);
+	atomic_fetch_sub(&w->sleeping, 1);
+	pthread_mutex_unlock(&w->mu);
+}
+
 static void *worker(void *arg)
 {
 	struct pte_worker_arg *a = arg;
@@ -193,38 +265,46 @@ static void *worker(void *arg)
 	struct pte_workers *w = &c->w;
 	unsigned e = a->e;
 
-	pthread_mutex_lock(&w->mu);
-	for (;;) {
-		while (!w->stop && w->published <= w->finished[e])
-			pthread_cond_wait(&w->work, &w->mu);
-		if (w->stop)
-			break;
-		uint64_t j = w->finished[e];
-		pthread_mutex_unlock(&w->mu);
+	while (wait_work(w, e)) {
+		uint64_t j = atomic_load(&w->finished[e]);
 		ep_job(&c->ep[e], c->nports, &c->jobs[j % PTE_JOBS], &c->snaps[j % PTE_JOBS][e]);
-		pthread_mutex_lock(&w->mu);
-		w->finished[e] = j + 1;
-		pthread_cond_signal(&w->done);
+		atomic_store(&w->finished[e], j + 1);
+		if (atomic_load(&w->sleeping) && j + 1 >= atomic_load(&w->want))
+			wake(w);
 	}
-	pthread_mutex_unlock(&w->mu);
 	return NULL;
 }
 
-/* Job `planned` goes to the endpoints: to their threads, or run here. */
-static void dispatch(struct pte_card *c)
+/* The planned jobs go to the endpoint threads. */
+static void publish(struct pte_card *c)
+{
+	struct pte_workers *w = &c->w;
+
+	if (atomic_load(&w->published) == c->planned)
+		return;
+	atomic_store(&w->published, c->planned);
+	if (atomic_load(&w->sleeping))
+		wake(w);
+}
+
+/* Job `planned` goes to the endpoints: run here without threads, or when
+ * it is the only one (a short advance, as an access on the MI bus makes,
+ * is not worth two hand-overs); else it waits to be published. */
+static void dispatch(struct pte_card *c, int here)
 {
 	uint64_t j = c->planned++;
 	struct pte_workers *w = &c->w;
 
-	if (!w->n) {
-		for (unsigned e = 0; e < c->neps; e++)
-			ep_job(&c->ep[e], c->nports, &c->jobs[j % PTE_JOBS], &c->snaps[j % PTE_JOBS][e]);
+	if (w->n && !here)
 		return;
-	}
-	pthread_mutex_lock(&w->mu);
-	w->published = c->planned;
-	pthread_cond_broadcast(&w->work);
-	pthread_mutex_unlock(&w->mu);
+	for (unsigned e = 0; e < c->neps; e++)
+		ep_job(&c->ep[e], c->nports, &c->jobs[j % PTE_JOBS], &c->snaps[j % PTE_JOBS][e]);
+	/* the threads are idle (every job before was collected): they go on
+	 * after this one */
+	for (unsigned e = 0; e < w->n; e++)
+		atomic_store(&w->finished[e], j + 1);
+	if (w->n)
+		atomic_store(&w->published, j + 1);
 }
 
 /* The oldest job once every endpoint has run it: the model gets it.  A
@@ -236,11 +316,10 @@ static void collect(struct pte_card *c)
 	struct pte_snap *snap[PTM_MAX_ENDPOINTS];
 
 	if (w->n) {
-		pthread_mutex_lock(&w->mu);
-		for (unsigned e = 0; e < c->neps; e++)
-			while (w->finished[e] <= j)
-				pthread_cond_wait(&w->done, &w->mu);
-		pthread_mutex_unlock(&w->mu);
+		if (atomic_load(&w->published) <= j)
+			publish(c);
+		uint64_t upto = j + WAIT_BATCH < c->planned ? j + WAIT_BATCH : c->planned;
+		wait_done(w, j, upto);
 	}
 	for (unsigned e = 0; e < c->neps; e++) {
 		snap[e] = &c->snaps[j % PTE_JOBS][e];
@@ -261,13 +340,20 @@ static void collect(struct pte_card *c)
 int pte_engine_advance(struct pte_card *c, uint64_t target)
 {
 	while (!c->err && (c->pcie_done < target || c->collected < c->planned)) {
-		/* plan ahead while there are free slots */
+		/* plan ahead while there are free slots; one short job alone
+		 * runs here */
 		while (!c->err && c->pcie_done < target && c->planned - c->collected < PTE_JOBS) {
+			int here = c->planned == c->collected &&
+				   target - c->pcie_done <= (uint64_t)c->em_max * c->slice;
 			plan(c, target, &c->jobs[c->planned % PTE_JOBS]);
-			dispatch(c);
-			if (!c->w.n)
+			dispatch(c, here);
+			if (!c->w.n || here)
 				break; /* ran already: give it to the model */
 		}
+		/* the threads get new jobs a few at a time */
+		if (c->w.n && (c->planned - atomic_load(&c->w.published) >= WAIT_BATCH ||
+			       c->pcie_done >= target))
+			publish(c);
 		collect(c);
 	}
 	/* after a failure, the endpoints finish what they were given */
@@ -284,8 +370,8 @@ void pte_engine_stop(struct pte_card *c)
 
 	if (!w->n)
 		return;
+	atomic_store(&w->stop, 1);
 	pthread_mutex_lock(&w->mu);
-	w->stop = 1;
 	pthread_cond_broadcast(&w->work);
 	pthread_mutex_unlock(&w->mu);
 	for (unsigned e = 0; e < w->n; e++)
@@ -306,9 +392,9 @@ int pte_engine_threads(struct pte_card *c, int on)
 		return 0;
 	}
 	memset(w, 0, sizeof(*w));
-	w->published = c->planned;
+	atomic_store(&w->published, c->planned);
 	for (unsigned e = 0; e < c->neps; e++)
-		w->finished[e] = c->planned;
+		atomic_store(&w->finished[e], c->planned);
 	if (pthread_mutex_init(&w->mu, NULL) || pthread_cond_init(&w->work, NULL) ||
 	    pthread_cond_init(&w->done, NULL))
 		return -EAGAIN;
