@@ -161,6 +161,9 @@ struct pte_fx {
 	uint64_t cyc_age[PTE_FX_CYC];
 };
 
+/* Lengths of frames a builder holds back at most (pte_mfb_frames). */
+#define PTE_PEND 16
+
 /* Frames a walk follows before it looks for the cycle of their states. */
 #define PTE_FX_PATH (2 * PTM_MAX_REGIONS + 2)
 
@@ -207,6 +210,15 @@ struct pte_mfb {
 	uint16_t act[PTE_FX_SLOTS];
 	unsigned nact;
 	uint64_t fx_age, walk;
+	/* frames given but not placed yet: back to back since the last
+	 * flush, stall or idle, by length (see pte_mfb_frames); their
+	 * regions, and the cycles from `placed` they reach */
+	struct pte_pend {
+		uint32_t items;
+		uint64_t k;
+	} pend[PTE_PEND];
+	unsigned npend;
+	uint64_t pend_reg, pend_used;
 	/* ground truth, whole run */
 	uint64_t t_words, t_stall, t_frames, t_items;
 	int err;              /* first failure (-ENOMEM), kept; 0 = none */
@@ -226,13 +238,21 @@ struct pte_mfb {
 int pte_mfb_init(struct pte_mfb *a, unsigned regions, unsigned items, uint64_t max_slice);
 void pte_mfb_fini(struct pte_mfb *a);
 void pte_mfb_begin(struct pte_mfb *a, uint64_t S);
-/* Cycles used so far in this slice, the word under construction included. */
+/* Cycles used so far in this slice, the word under construction (and
+ * the frames held back) included. */
 static inline uint64_t pte_mfb_used(const struct pte_mfb *a)
 {
-	return a->placed + (a->cur_r ? 1u : 0u);
+	return a->placed + (a->npend ? a->pend_used : a->cur_r ? 1u : 0u);
 }
 void pte_mfb_frame(struct pte_mfb *a, uint32_t items);
-/* k frames of one length, back to back. */
+/*
+ * k frames of one length, back to back.  Frames given back to back (no
+ * flush, stall or idle in between) are held back and placed, grouped by
+ * length, at the next flush, stall, idle or close: back to back, frames
+ * fill the same regions in any order (each starts in the region after
+ * the previous one's end), so the words move the same cycles, frames,
+ * items and regions, and the time they take is known at once.
+ */
 void pte_mfb_frames(struct pte_mfb *a, uint32_t items, uint64_t k);
 /* k frames of one length, each after idle cycles (so each starts a new
  * word: the word under construction is finished before every frame),
