@@ -303,7 +303,7 @@ static int ep_alloc(struct pte_card *c, struct ep *e, unsigned nports)
 	unsigned np = e->info.tags + 4;
 
 	if (pte_ents_init(&e->ptc.ents, np) || pte_reqq_init(&e->ptc.in, e->cfg->ptc_requests + 4096) ||
-	    pte_evq_init(&e->ptc.rel, np) || pte_evq_init(&e->ptc.rdy, np) ||
+	    pte_evq_init(&e->ptc.rel, np) ||
 	    pte_fq_init(&e->ptc.st, 256) || pte_mfb_init(&e->rq, q->R_rq, q->N_rq, emax) ||
 	    pte_mfb_init(&e->rc, q->R_rc, q->N_rc, emax))
 		return -ENOMEM;
@@ -349,6 +349,8 @@ static int ep_init(struct pte_card *c, struct ep *e, unsigned idx)
 	for (unsigned p = 0; p < g->dma_ports; p++) {
 		struct port *pt = &e->port[p];
 		pte_rng_seed(&pt->rng, s->seed * 7919u + idx * 131u + p + 1);
+		pte_rng_pick_init(&pt->pick_r, &e->cfg->port[p].read_size);
+		pte_rng_pick_init(&pt->pick_w, &e->cfg->port[p].write_size);
 		pt->addr_r = 0x100000000ull * (p + 1);
 		pt->addr_w = 0x800000000ull * (p + 1);
 	}
@@ -364,7 +366,6 @@ static void ep_fini(struct ep *e)
 	pte_ents_fini(&e->ptc.ents);
 	pte_reqq_fini(&e->ptc.in);
 	pte_evq_fini(&e->ptc.rel);
-	pte_evq_fini(&e->ptc.rdy);
 	pte_fq_fini(&e->ptc.st);
 	pte_mfb_fini(&e->rq);
 	pte_mfb_fini(&e->rc);

@@ -64,6 +64,8 @@ struct ep_geom {
 /* Both directions of the PCIe link. */
 struct link {
 	double up_Bpc, dn_Bpc;     /* TLP bytes per PCIe cycle */
+	double up_buf;             /* the Hard IP's buffer in cycles of upstream link time */
+	unsigned mps_log2;         /* MPS = 1 << mps_log2 (a power of two) */
 	double up_t, dn_t;         /* when each direction has sent all it was given */
 	int up_hold;               /* Hard IP buffer full: waits until it drained to half */
 };
@@ -140,7 +142,7 @@ struct ptc {
 	uint64_t consumed_reqs, consumed_bytes; /* by the RQ in the last slice */
 	unsigned tags_pool, tags_used;
 	uint64_t notready;         /* tags free but not at the read port yet */
-	struct evq rel, rdy;       /* tags and credits coming back; tags getting ready */
+	struct evq rel;            /* tags and credits coming back (and getting ready) */
 	uint64_t stored, reserved; /* storage FIFO words */
 	unsigned cplh_used;
 	struct ents ents;          /* read groups in flight */
@@ -174,6 +176,7 @@ struct brakes {
 
 struct port {
 	struct rng rng;
+	struct pte_pick pick_r, pick_w; /* the size distributions of reads and writes */
 	double credit_r, credit_w;
 	uint64_t addr_r, addr_w;
 	struct reqq pend;          /* generated, not yet on UP */
@@ -342,9 +345,38 @@ void pte_lvl_close(struct lvl *l, uint64_t S, uint64_t *truth_band);
 void pte_lvl_runs(struct lvl *l);
 uint32_t pte_st_free(const struct ep *e);
 /* Tags and credits that came back by `now`; T0 = start of the slice. */
-int pte_apply_releases(struct ep *e, int64_t now, int64_t T0);
+int pte_apply_releases_due(struct ep *e, int64_t now, int64_t T0);
+static inline int pte_apply_releases(struct ep *e, int64_t now, int64_t T0)
+{
+	struct evq *q = &e->ptc.rel;
+	if ((q->applied < q->n && pte_evq_at(q, q->applied)->t <= now) ||
+	    (q->applied && pte_evq_head(q)->t + e->cfg->tag_ready_delay <= now))
+		return pte_apply_releases_due(e, now, T0);
+	return 0;
+}
+/* When the next release happens, and when the first released tag that is
+ * not ready yet gets ready (INT64_MAX: none). */
+static inline int64_t pte_next_release(struct ep *e)
+{
+	struct evq *q = &e->ptc.rel;
+	return q->applied < q->n ? pte_evq_at(q, q->applied)->t : INT64_MAX;
+}
+static inline int64_t pte_next_ready(struct ep *e)
+{
+	struct evq *q = &e->ptc.rel;
+	for (unsigned i = 0; i < q->applied; i++)
+		if (pte_evq_at(q, i)->tags) /* credits alone have no tag to wait for */
+			return pte_evq_at(q, i)->t + e->cfg->tag_ready_delay;
+	return INT64_MAX;
+}
 /* The storage FIFO empties towards the ports up to slice cycle t. */
-int pte_push_progress(struct ep *e, uint64_t t);
+int pte_push_moves(struct ep *e, uint64_t t);
+static inline int pte_push_progress(struct ep *e, uint64_t t)
+{
+	if (!e->ptc.st.n || e->push.held)
+		return 0; /* nothing to push, or held to the end of the slice */
+	return pte_push_moves(e, t);
+}
 void pte_push_begin(struct ep *e, uint64_t S, uint64_t d_next);
 /* A completion that arrived at slice cycle t goes on to its port's FIFOs
  * at once, as pte_push_progress(e, t) would move it when the storage FIFO

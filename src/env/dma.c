@@ -75,7 +75,7 @@ static void gen_kind(struct port *pt, unsigned pidx, int write, double gbps,
 				break;
 			if (!max && reqs >= 4 * target_reqs)
 				break;
-			unsigned i = pte_rng_pick(&pt->rng, d);
+			unsigned i = pte_rng_pick_fast(&pt->rng, write ? &pt->pick_w : &pt->pick_r);
 			uint32_t size = d->size[i];
 			if (!max && *credit < (double)size)
 				break;

@@ -259,7 +259,13 @@ void pte_mfb_frames(struct pte_mfb *a, uint32_t items, uint64_t k);
  * `idle` cycles in all; as k rounds of flush, idle, frame when all of it
  * fits in the slice. */
 void pte_mfb_frames_apart(struct pte_mfb *a, uint32_t items, uint64_t k, uint64_t idle);
-void pte_mfb_flush(struct pte_mfb *a);
+void pte_mfb_flush_now(struct pte_mfb *a);
+/* The word under construction ends (the frames held back placed first). */
+static inline void pte_mfb_flush(struct pte_mfb *a)
+{
+	if (a->npend || a->cur_r)
+		pte_mfb_flush_now(a);
+}
 void pte_mfb_stall(struct pte_mfb *a, uint64_t n);
 void pte_mfb_idle(struct pte_mfb *a, uint64_t n);
 /* Close the slice (the rest is idle). */

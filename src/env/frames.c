@@ -645,7 +645,7 @@ void pte_mfb_frame(struct pte_mfb *a, uint32_t items)
 	pte_mfb_frames(a, items, 1);
 }
 
-void pte_mfb_flush(struct pte_mfb *a)
+void pte_mfb_flush_now(struct pte_mfb *a)
 {
 	if (a->npend)
 		pte_mfb_place(a);

@@ -121,27 +121,27 @@ uint32_t pte_st_free(const struct ep *e)
 
 /* ---- tags and credits coming back ----------------------------------------- */
 
-int pte_apply_releases(struct ep *e, int64_t now, int64_t T0)
+/* One queue of releases (tags and credits coming back, in time order):
+ * those from head to head + applied have happened, and their tags get to
+ * the tag FIFO's read port tag_ready_delay cycles after theirs. */
+int pte_apply_releases_due(struct ep *e, int64_t now, int64_t T0)
 {
 	struct ptc *p = &e->ptc;
+	struct evq *q = &p->rel;
+	const int64_t delay = e->cfg->tag_ready_delay;
 
-	while (p->rel.n && pte_evq_head(&p->rel)->t <= now) {
-		struct ev *v = pte_evq_head(&p->rel);
+	while (q->applied < q->n && pte_evq_at(q, q->applied)->t <= now) {
+		const struct ev *v = pte_evq_at(q, q->applied++);
 		p->tags_used -= v->tags;
 		p->cplh_used -= v->cplh;
-		if (v->tags) {
-			int rc = pte_evq_push(&p->rdy, v->t + e->cfg->tag_ready_delay, v->tags, 0);
-			if (rc)
-				return rc;
-			p->notready += v->tags;
-		}
+		p->notready += v->tags;
 		int64_t rt = v->t - T0;
 		pte_lvl_set(&e->tagl, rt > 0 ? (uint64_t)rt : 0, p->tags_pool - p->tags_used);
-		pte_evq_pop(&p->rel);
 	}
-	while (p->rdy.n && pte_evq_head(&p->rdy)->t <= now) {
-		p->notready -= pte_evq_head(&p->rdy)->tags;
-		pte_evq_pop(&p->rdy);
+	while (q->applied && pte_evq_head(q)->t + delay <= now) {
+		p->notready -= pte_evq_head(q)->tags;
+		pte_evq_pop(q);
+		q->applied--;
 	}
 	return 0;
 }
@@ -269,15 +269,13 @@ static const struct size_cache *size_of(struct ep *e, uint32_t bytes)
  * data FIFO is full (the MFB before the split is held), BRAKE 5 when the
  * header FIFO is (the MVB), both when both are.
  */
-int pte_push_progress(struct ep *e, uint64_t t)
+int pte_push_moves(struct ep *e, uint64_t t)
 {
 	struct push *u = &e->push;
 	struct ptc *p = &e->ptc;
 
 	if (t > u->slice_len)
 		t = u->slice_len;
-	if (!p->st.n || u->held)
-		return 0;
 	uint64_t allowed = t * e->geo.rc_word; /* budget * t / slice_len: an RC word a cycle */
 	int moved = 0;
 	while (p->st.n && u->done < allowed) {

@@ -35,15 +35,16 @@ struct ent {
 	struct cpl_run run[MAX_RUNS_PER_ENT];
 };
 
-/* Every queue is a ring of elements: cap slots from head, n used. */
+/* Every queue is a ring of elements: cap slots from head, n used; cap is
+ * a power of two. */
 static inline unsigned pte_ring_tail(unsigned head, unsigned n, unsigned cap)
 {
-	return (head + n - 1) % cap;
+	return (head + n - 1) & (cap - 1);
 }
 
 static inline void pte_ring_pop(unsigned *head, unsigned *n, unsigned cap)
 {
-	*head = (*head + 1) % cap;
+	*head = (*head + 1) & (cap - 1);
 	(*n)--;
 }
 
@@ -61,6 +62,7 @@ struct req {               /* requests of one kind, size and stride */
 struct reqq {
 	struct req *q;
 	unsigned cap, head, n;
+	unsigned lim;         /* runs it holds at most (cap is lim rounded up) */
 	uint64_t reqs, bytes; /* requests, write payload bytes */
 };
 
@@ -98,7 +100,21 @@ struct fq {
 int pte_fq_init(struct fq *q, unsigned cap);
 void pte_fq_fini(struct fq *q);
 /* Append k completions of one port and size.  0 or -ENOMEM. */
-int pte_fq_push(struct fq *q, unsigned port, uint32_t bytes, uint64_t k);
+int pte_fq_grow_push(struct fq *q, unsigned port, uint32_t bytes, uint64_t k);
+static inline int pte_fq_push(struct fq *q, unsigned port, uint32_t bytes, uint64_t k)
+{
+	if (q->n) {
+		struct frun *t = &q->q[pte_ring_tail(q->head, q->n, q->cap)];
+		if (t->port == port && t->bytes == bytes) {
+			t->count += k;
+			return 0;
+		}
+	}
+	if (q->n == q->cap)
+		return pte_fq_grow_push(q, port, bytes, k);
+	q->q[(q->head + q->n++) & (q->cap - 1)] = (struct frun){ (uint8_t)port, bytes, k };
+	return 0;
+}
 
 static inline struct frun *pte_fq_head(struct fq *q)
 {
@@ -120,12 +136,27 @@ struct ev {
 struct evq {
 	struct ev *q;
 	unsigned cap, head, n;
+	unsigned applied;     /* events from head that have happened (tag releases
+			       * whose tags are not ready yet, see ptc.c) */
 };
 
 int pte_evq_init(struct evq *q, unsigned cap);
 void pte_evq_fini(struct evq *q);
 /* Append an event (times never decrease).  0 or -ENOMEM. */
-int pte_evq_push(struct evq *q, int64_t t, uint32_t tags, uint32_t cplh);
+int pte_evq_grow_push(struct evq *q, int64_t t, uint32_t tags, uint32_t cplh);
+static inline int pte_evq_push(struct evq *q, int64_t t, uint32_t tags, uint32_t cplh)
+{
+	if (q->n == q->cap)
+		return pte_evq_grow_push(q, t, tags, cplh);
+	q->q[(q->head + q->n++) & (q->cap - 1)] = (struct ev){ t, tags, cplh };
+	return 0;
+}
+
+/* Event i from the head (i < n). */
+static inline struct ev *pte_evq_at(struct evq *q, unsigned i)
+{
+	return &q->q[(q->head + i) & (q->cap - 1)];
+}
 
 static inline struct ev *pte_evq_head(struct evq *q)
 {

@@ -89,7 +89,7 @@ static uint64_t single_tlp_requests(const struct ep *e, const struct req *r, int
 
 	if (r->off || r->size > r->stride || 4096u % r->stride || r->size > e->info.mps)
 		return 0;
-	double buf = (double)e->cfg->tx_buffer_bytes / e->link.up_Bpc;
+	double buf = e->link.up_buf;
 	double L = (double)(tlp + e->info.tlp_framing_bytes) / e->link.up_Bpc;
 	double room = buf - (e->link.up_t - (double)now);
 	uint64_t n = room > L ? (uint64_t)(room / L) : 1;
@@ -114,30 +114,49 @@ static void write_tlps(struct ep *e, int64_t now, uint32_t chunk, uint64_t k)
 
 #define WRITE_RUNS 16
 
+/* Runs of equal TLPs of `rest` bytes from address a: TLPs of MPS bytes,
+ * each 4 KiB boundary cutting one short (the pieces between boundaries
+ * split alike); at most WRITE_RUNS runs.  Returns the bytes covered. */
+static uint32_t write_runs(const struct ep *e, uint64_t a, uint32_t rest, struct cpl_run *run,
+			   unsigned *nrun)
+{
+	const uint32_t mps = e->info.mps, sh = e->link.mps_log2;
+	uint32_t done = 0;
+	unsigned n = 0;
+
+	while (done < rest) {
+		uint32_t to4k = 4096u - (uint32_t)((a + done) & 4095u), seg = rest - done;
+		if (seg > to4k)
+			seg = to4k;
+		uint32_t full = seg >> sh, part = seg & (mps - 1);
+		struct cpl_run piece[2] = { { mps, full }, { part, part ? 1u : 0u } };
+		for (unsigned i = 0; i < 2; i++) {
+			if (!piece[i].count)
+				continue;
+			if (n && run[n - 1].bytes == piece[i].bytes) {
+				run[n - 1].count += piece[i].count;
+			} else {
+				if (n == WRITE_RUNS) {
+					*nrun = n;
+					return done + (i ? full * mps : 0);
+				}
+				run[n++] = piece[i];
+			}
+		}
+		done += seg;
+	}
+	*nrun = n;
+	return done;
+}
+
 /* The rest of the head write request (at most WRITE_RUNS runs of equal
  * TLPs): its TLPs leave together, back to back on the link. */
 static void write_request(struct ep *e, struct req *r, int64_t now)
 {
 	struct cpl_run run[WRITE_RUNS];
-	unsigned n = 0;
-	uint32_t off = r->off, mps = e->info.mps;
+	unsigned n;
+	uint32_t off = r->off + write_runs(e, r->addr + r->off, r->size - r->off, run, &n);
 
-	if ((r->addr + off) % mps == 0 && (r->size - off) % mps == 0) {
-		/* full-MPS TLPs only: a 4 KiB boundary never splits one */
-		run[n++] = (struct cpl_run){ mps, (r->size - off) / mps };
-		off = r->size;
-	}
-	while (off < r->size) {
-		uint32_t c = chunk_at(r->addr + off, r->size - off, e->info.mps);
-		if (n && run[n - 1].bytes == c) {
-			run[n - 1].count++;
-		} else {
-			if (n == WRITE_RUNS)
-				break;
-			run[n++] = (struct cpl_run){ c, 1 };
-		}
-		off += c;
-	}
 	for (unsigned i = 0; i < n; i++)
 		write_tlps(e, now, run[i].bytes, run[i].count);
 	r->off = off;
@@ -145,12 +164,70 @@ static void write_request(struct ep *e, struct req *r, int64_t now)
 		req_consumed(e, r);
 }
 
+/*
+ * Write requests of the head run that cross no 4 KiB boundary, one after
+ * the other as write_request would send them (each as MPS-sized TLPs and
+ * the rest, which depends only on the size), while the burst goes on: at
+ * most `max` of them, up to the end of the run, a request that crosses a
+ * boundary, the end of the slice or a full Hard IP buffer.  Only the
+ * bookkeeping per request; their frames go to the word builder at once
+ * (back to back, frames are placed the same in any order).  Returns the
+ * requests sent (0: the first one crosses a boundary).
+ */
+static uint64_t write_bulk(struct ep *e, int64_t T0, uint64_t S, struct req *r, unsigned max)
+{
+	const uint32_t mps = e->info.mps, hdr = e->info.rq_header_bytes;
+	const uint32_t q = r->size >> e->link.mps_log2, rem = r->size & (mps - 1);
+	const uint32_t it_q = pte_items(e, mps + hdr), it_r = pte_items(e, rem + hdr);
+	const struct pte_mfb *b = &e->rq;
+	const uint64_t N = b->N, R = b->R;
+	const uint64_t regs = q * ((it_q + N - 1) / N) + (rem ? (it_r + N - 1) / N : 0);
+	const double fr = (double)e->info.tlp_framing_bytes, Bpc = e->link.up_Bpc;
+	const double Lq = (double)q * ((double)(mps + hdr) + fr) / Bpc;
+	const double Lr = ((double)(rem + hdr) + fr) / Bpc;
+	uint64_t base = b->npend ? b->pend_reg : 0, n = 0;
+	uint64_t trq = pte_mfb_used(b);
+	int64_t now = T0 + (int64_t)trq;
+
+	while (n < max && r->count > n) {
+		uint64_t a4 = (r->addr + n * r->stride) & 4095u;
+		if (a4 + r->size > 4096u)
+			break;
+		double t = e->link.up_t > (double)now ? e->link.up_t : (double)now;
+		if (q)
+			t = e->link.up_t = t + Lq;
+		if (rem)
+			e->link.up_t = t + Lr;
+		n++;
+		/* the RQ bus after this request's frames */
+		trq = b->placed + (b->cur_r + base + n * regs + R - 1) / R;
+		now = T0 + (int64_t)trq;
+		if (trq >= S || pte_link_full(e, now))
+			break;
+	}
+	if (!n)
+		return 0;
+	pte_mfb_frames(&e->rq, it_q, n * q);
+	pte_mfb_frames(&e->rq, it_r, rem ? n : 0);
+	e->truth.pcie[PTE_RQ].bytes += n * (q * (uint64_t)(mps + hdr) + (rem ? rem + hdr : 0));
+	e->truth.writes += n * (q + (rem ? 1 : 0));
+	e->truth.write_bytes += n * r->size;
+	e->ptc.in.bytes -= n * r->size;
+	e->ptc.consumed_bytes += n * r->size;
+	r->count -= n - 1;
+	r->addr += (n - 1) * r->stride;
+	e->ptc.in.reqs -= n - 1;
+	e->ptc.consumed_reqs += n - 1;
+	req_consumed(e, r);
+	return n;
+}
+
 /* A burst of write requests, back to back while the Hard IP takes them:
  * the TLPs of a request leave at the time of its first one. */
 static void write_burst(struct ep *e, int64_t T0, uint64_t S, struct req *r, int64_t now)
 {
-	for (unsigned burst = 0; burst < 64; burst++) {
-		uint64_t reqs = single_tlp_requests(e, r, now);
+	for (unsigned burst = 0; burst < 64;) {
+		uint64_t reqs = single_tlp_requests(e, r, now), n;
 		if (reqs) {
 			write_tlps(e, now, r->size, reqs);
 			r->count -= reqs - 1;
@@ -158,8 +235,12 @@ static void write_burst(struct ep *e, int64_t T0, uint64_t S, struct req *r, int
 			e->ptc.in.reqs -= reqs - 1;
 			e->ptc.consumed_reqs += reqs - 1;
 			req_consumed(e, r);
+			burst++;
+		} else if (!r->off && (n = write_bulk(e, T0, S, r, 64 - burst))) {
+			burst += (unsigned)n;
 		} else {
 			write_request(e, r, now);
+			burst++;
 		}
 		r = pte_reqq_head(&e->ptc.in);
 		uint64_t trq = pte_mfb_used(&e->rq);
@@ -301,6 +382,19 @@ static const struct group_cache *group_need(struct ep *e, struct req *r,
 	return g;
 }
 
+/* group_need() when it is known without the first TLP: the head is a
+ * run of requests that split alike, with more left than a group takes,
+ * at the start of a request, asked about before; NULL otherwise. */
+static inline const struct group_cache *group_need_uni(struct ep *e, const struct req *r)
+{
+	const struct group_cache *g = &e->ptc.gc;
+
+	if (r->off || r->alike != 1 || r->count <= e->cfg->ptc_read_group || !g->valid || !g->uni ||
+	    g->off || g->size != r->size || g->stride != r->stride)
+		return NULL;
+	return g;
+}
+
 /* The first resource a group of reads lacks, or PTE_BRAKE_NONE. */
 static enum pte_brake read_blocked(const struct ep *e, const struct group_cache *g)
 {
@@ -326,16 +420,16 @@ static enum pte_brake read_blocked(const struct ep *e, const struct group_cache 
  */
 static void read_wait(struct ep *e, int64_t T0, uint64_t S, uint64_t trq, enum pte_brake why)
 {
-	struct ptc *p = &e->ptc;
 	uint64_t trc = pte_mfb_used(&e->rc);
 	uint64_t until = S;
 
 	if (why == PTE_BRAKE_NO_TAG || why == PTE_BRAKE_NO_CPLH) {
 		until = trc < S ? trc : S;
-		if (p->rel.n && pte_evq_head(&p->rel)->t - T0 < (int64_t)until)
-			until = (uint64_t)(pte_evq_head(&p->rel)->t - T0);
-	} else if (why == PTE_BRAKE_TAG_NOT_READY && p->rdy.n) {
-		until = (uint64_t)(pte_evq_head(&p->rdy)->t - T0);
+		int64_t rel = pte_next_release(e);
+		if (rel - T0 < (int64_t)until)
+			until = (uint64_t)(rel - T0);
+	} else if (why == PTE_BRAKE_TAG_NOT_READY && pte_next_ready(e) != INT64_MAX) {
+		until = (uint64_t)(pte_next_ready(e) - T0);
 	} else if (why == PTE_BRAKE_NO_SPACE && !e->push.held) {
 		/* completions come in and leave towards the DMA */
 		until = trc < S ? trc : S;
@@ -569,6 +663,12 @@ static int read_group(struct ep *e, int64_t T0, uint64_t trq, int64_t now, struc
 	int64_t lat = pte_host_latency(e);
 
 	x->port = r->port;
+	if (!k && !first->ncr) {
+		/* the group need was known without it (group_need_uni) */
+		uint64_t a;
+		tlp_chunk(r, e->info.mrrs, &a);
+		read_need(e, a, chunk, first);
+	}
 	uint64_t tlps = k ? read_uniform(e, r, x, k, &u) : read_tlps(e, r, x, chunk, first);
 	pte_mfb_frames(&e->rq, pte_items(e, hdr), tlps);
 	pte_link_send(e, now, hdr, tlps);
@@ -613,8 +713,14 @@ int pte_rq_step(struct ep *e, int64_t T0, uint64_t S)
 	uint64_t a;
 	uint32_t chunk = tlp_chunk(r, e->info.mrrs, &a);
 	struct tlp_need first;
-	read_need(e, a, chunk, &first);
-	enum pte_brake why = read_blocked(e, group_need(e, r, &first));
+	const struct group_cache *g = group_need_uni(e, r);
+	if (!g) {
+		read_need(e, a, chunk, &first);
+		g = group_need(e, r, &first);
+	} else {
+		first.ncr = 0; /* a uniform group needs no first TLP */
+	}
+	enum pte_brake why = read_blocked(e, g);
 	if (why != PTE_BRAKE_NONE) {
 		read_wait(e, T0, S, trq, why);
 		return 0;
