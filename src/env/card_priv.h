@@ -384,6 +384,14 @@ void pte_push_begin(struct ep *e, uint64_t S, uint64_t d_next);
  * FIFO is not empty, the push is held, its budget or the FIFOs have no
  * room. */
 int pte_push_through(struct ep *e, unsigned port, uint32_t bytes, uint64_t t);
+/* Completions in a row, the first arriving at slice cycle t and each
+ * later one at least an RC word a cycle after the one before, go through
+ * as pte_push_through would take them while the push may (this says
+ * whether it may now), the FIFOs have room for how many of them (at most
+ * max), and k of them go through at once (0 or -ENOMEM). */
+int pte_push_through_ok(struct ep *e, uint64_t t);
+uint64_t pte_push_through_room(struct ep *e, unsigned port, uint32_t bytes, uint64_t max);
+int pte_push_through_bulk(struct ep *e, unsigned port, uint32_t bytes, uint64_t k);
 void pte_push_end(struct ep *e, uint64_t S);
 /* BRAKE cycles of a slice into the truth and the emission; the runs of
  * an emission of E cycles (bits 0-3 at its end, where the RQ idles). */

@@ -190,13 +190,80 @@ static int rc_one(struct ep *e, struct ent *x, const struct cpl_size *z, uint64_
 	return rc ? rc : pte_push_progress(e, rel + fw);
 }
 
+/* The next frames_done at which group x gives back a tag or a header
+ * credit (rc_release), before the end of its last run. */
+static uint32_t next_release(const struct ent *x)
+{
+	uint64_t f = UINT64_MAX;
+	if (x->tags_rel < x->tags)
+		f = ((uint64_t)(x->tags_rel + 1) * x->frames + x->tags - 1) / x->tags;
+	if (x->cplh_rel < x->cplh) {
+		uint64_t g = ((uint64_t)(x->cplh_rel + 1) * x->frames + x->cplh - 1) / x->cplh;
+		if (g < f)
+			f = g;
+	}
+	return f > UINT32_MAX ? UINT32_MAX : (uint32_t)f;
+}
+
+/* Completions of a link-limited run that go straight through the storage
+ * FIFO (pte_push_through_room said m of them may), from the one at rel on,
+ * while they start by `until` and end in the slice: as rc_one and
+ * rc_release would do them one by one, the FIFOs' and the level's part in
+ * bulk.  *t and *lt follow; returns how many, *rel the next one's start. */
+static uint64_t rc_through(struct ep *e, struct ent *x, struct cpl_run *cr,
+			   const struct cpl_size *z, int64_t T0, uint64_t S, uint64_t until,
+			   uint64_t m, uint64_t *rel, uint64_t *t, double *lt, uint64_t *idle,
+			   int *err)
+{
+	struct ptc *p = &e->ptc;
+	const uint64_t fw = z->fw, cap = e->info.stfifo_words, t0 = *rel;
+	const uint32_t hi = pte_st_free(e);
+	const uint32_t lo = cap > p->stored + z->rcw ? (uint32_t)(cap - p->stored - z->rcw) : 0;
+	const double L = z->L;
+	uint32_t nr = next_release(x);
+	uint64_t k = 0, gaps = 0, r = *rel;
+
+	for (;;) {
+		cr->count--;
+		x->frames_done++;
+		*lt += L;
+		if (k)
+			gaps += r - *t;
+		*idle += r - *t;
+		*t = r + fw;
+		k++;
+		if (x->frames_done >= nr || cr->count == 0) {
+			int rc = rc_release(e, x, cr, T0 + (int64_t)*t);
+			if (rc) {
+				*err = rc;
+				break;
+			}
+			nr = next_release(x);
+		}
+		if (k == m || !cr->count)
+			break;
+		r = (uint64_t)((int64_t)ceil(*lt + L) - (int64_t)fw - T0);
+		if (r <= *t || r > until || r + fw > S)
+			break;
+	}
+	e->link.dn_t = *lt;
+	p->reserved -= k * z->rcw;
+	pte_lvl_pulses(&e->stl, t0, lo, hi, k, fw, gaps);
+	int rc = pte_push_through_bulk(e, x->port, z->bytes, k);
+	if (rc && !*err)
+		*err = rc;
+	*rel = r;
+	return k;
+}
+
 /*
  * While the link, not the bus, is the limit (a completion takes L >= fw + 1
  * cycles of link time), each completion of a run starts a new word after
  * a gap: flush, idle, frame.  The completions RC would place one step at a
  * time before the RQ's next step (those that start by `until`, and whose
- * words end in the slice) go in one: the same bookkeeping per completion,
- * their words through one call of the word builder.  Returns how many.
+ * words end in the slice) go in one: the same bookkeeping per completion
+ * (in bulk while they go straight through the storage FIFO), their words
+ * through one call of the word builder.  Returns how many.
  */
 static uint64_t rc_apart(struct ep *e, struct ent *x, struct cpl_run *cr,
 			 const struct cpl_size *z, int64_t T0, uint64_t S, uint64_t until,
@@ -206,10 +273,18 @@ static uint64_t rc_apart(struct ep *e, struct ent *x, struct cpl_run *cr,
 	double L = z->L;
 	struct pulses q = { 0 };
 
-	while (cr->count) {
+	while (cr->count && !*err) {
 		uint64_t rel = (uint64_t)((int64_t)ceil(lt + L) - (int64_t)fw - T0);
 		if (rel <= t || rel > until || rel + fw > S)
 			break;
+		uint64_t m = e->stl.since <= rel && pte_push_through_ok(e, rel + fw)
+				     ? pte_push_through_room(e, x->port, z->bytes, cr->count)
+				     : 0;
+		if (m) {
+			pulses_flush(e, &q, fw);
+			n += rc_through(e, x, cr, z, T0, S, until, m, &rel, &t, &lt, &idle, err);
+			continue;
+		}
 		int rc = rc_one(e, x, z, rel, &q);
 		cr->count--;
 		x->frames_done++;
@@ -220,10 +295,8 @@ static uint64_t rc_apart(struct ep *e, struct ent *x, struct cpl_run *cr,
 		idle += rel - t;
 		t = rel + fw;
 		n++;
-		if (rc) {
+		if (rc)
 			*err = rc;
-			break;
-		}
 	}
 	pulses_flush(e, &q, fw);
 	if (n) {

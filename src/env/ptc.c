@@ -329,6 +329,65 @@ int pte_push_through(struct ep *e, unsigned port, uint32_t bytes, uint64_t t)
 	return 1;
 }
 
+int pte_push_through_ok(struct ep *e, uint64_t t)
+{
+	struct push *u = &e->push;
+
+	return !u->held && !e->ptc.st.n && t <= u->slice_len && u->done < t * e->geo.rc_word;
+}
+
+uint64_t pte_push_through_room(struct ep *e, unsigned port, uint32_t bytes, uint64_t max)
+{
+	struct port *pt = &e->port[port];
+	const struct size_cache *z = size_of(e, bytes);
+	const uint64_t w = z->w, reg = z->reg;
+	const uint64_t dfw = e->cfg->down_fifo_words, dfh = e->cfg->down_fifo_headers;
+	uint64_t aw = pt->af_words, ar = pt->af_regions, ah = pt->af_hdrs, k = 0;
+
+	/* below the FIFOs' own sizes at once; beyond them as fifo_room says,
+	 * one completion after the other */
+	if (aw < dfw && ah < dfh) {
+		k = (dfw - aw) / w;
+		if (k > dfh - ah)
+			k = dfh - ah;
+		if (k > max)
+			k = max;
+		aw += k * w;
+		ar += k * reg;
+		ah += k;
+	}
+	if (k < max)
+		port_capacity(e, pt, port);
+	for (; k < max; k++) {
+		uint64_t frames = ah && ar ? pt->cap_reg * ah / ar : pt->cap_reg / (reg ? reg : 1);
+		if (frames > pt->cap_hdr)
+			frames = pt->cap_hdr;
+		uint64_t fw = ah ? frames * aw / ah : frames * w;
+		uint64_t drain = pt->cap_words < fw ? pt->cap_words : fw;
+		if (aw + w > dfw + drain || ah + 1 > dfh + frames)
+			break;
+		aw += w;
+		ar += reg;
+		ah++;
+	}
+	return k;
+}
+
+int pte_push_through_bulk(struct ep *e, unsigned port, uint32_t bytes, uint64_t k)
+{
+	struct port *pt = &e->port[port];
+	const struct size_cache *z = size_of(e, bytes);
+	int rc = pte_fq_push(&pt->afifo, port, bytes, k);
+
+	if (rc)
+		return rc;
+	pt->af_words += k * z->w;
+	pt->af_regions += k * z->reg;
+	pt->af_hdrs += k;
+	e->push.done += k * bytes;
+	return 0;
+}
+
 /* ---- BRAKE runs ----------------------------------------------------------------- */
 
 /* BRAKE bits 0-3 (UP stream, one at a time): at most the slice's cycles
