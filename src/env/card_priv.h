@@ -88,7 +88,9 @@ struct host {
 	struct cpl_size size[CPL_SIZES];
 };
 
-/* group_need(): the last head request asked about and the answer. */
+/* group_need(): the answers for heads that split alike, by where in the
+ * request the group starts, and for the last other head. */
+#define GROUP_CACHE 9 /* 1 + a power of two */
 struct group_cache {
 	int valid, uni;
 	uint64_t addr, count, w, h;
@@ -148,7 +150,8 @@ struct ptc {
 	struct ents ents;          /* read groups in flight */
 	int rc_cur;                /* group in progress on RC, -1 none */
 	struct fq st;              /* storage FIFO contents */
-	struct group_cache gc;
+	struct group_cache gc[GROUP_CACHE]; /* 0: heads that do not split alike */
+	unsigned gc_last;          /* the entry asked about last */
 	struct split_cache ur;
 	struct need_cache need[NEED_CACHE];
 	struct req_cache req[REQ_CACHE];

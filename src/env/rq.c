@@ -356,42 +356,65 @@ static void group_need_calc(struct ep *e, const struct req *r, const struct tlp_
 	}
 }
 
-/* The same head asks again while it waits: remember the last answer. */
+/* The entry of group_need's cache for a head that splits alike (or not). */
+static inline unsigned gc_slot(const struct req *r, int uni)
+{
+	return uni ? 1u + (((r->off >> 6) ^ (r->off >> 9)) & (GROUP_CACHE - 2)) : 0u;
+}
+
+static inline int gc_same_head(const struct group_cache *g, const struct req *r)
+{
+	return g->valid && g->addr == r->addr && g->count == r->count && g->off == r->off &&
+	       g->size == r->size && g->stride == r->stride;
+}
+
+/* The same head asks again while it waits, and requests that split alike
+ * ask the same at the same offset: remember the answers. */
 static const struct group_cache *group_need(struct ep *e, struct req *r,
 					    const struct tlp_need *first)
 {
-	struct group_cache *g = &e->ptc.gc;
+	struct group_cache *g = &e->ptc.gc[e->ptc.gc_last];
 	/* the same head as last time: the same answer */
-	if (g->valid && g->addr == r->addr && g->count == r->count && g->off == r->off &&
-	    g->size == r->size && g->stride == r->stride)
+	if (gc_same_head(g, r))
 		return g;
 	/* requests that split alike: with more of them left than a group
 	 * takes, the answer depends on the offset alone */
 	int uni = splits_alike(e, r) && r->count > e->cfg->ptc_read_group;
+	e->ptc.gc_last = gc_slot(r, uni);
+	g = &e->ptc.gc[e->ptc.gc_last];
 	if (!(g->valid && g->uni == uni && g->off == r->off && g->size == r->size &&
 	      g->stride == r->stride && (uni || (g->addr == r->addr && g->count == r->count)))) {
 		g->uni = uni;
 		group_need_calc(e, r, first, g);
 		g->valid = 1;
-		g->addr = r->addr;
 		g->off = r->off;
-		g->count = r->count;
 		g->size = r->size;
 		g->stride = r->stride;
 	}
+	g->addr = r->addr;
+	g->count = r->count;
 	return g;
 }
 
-/* group_need() when it is known without the first TLP: the head is a
- * run of requests that split alike, with more left than a group takes,
- * at the start of a request, asked about before; NULL otherwise. */
-static inline const struct group_cache *group_need_uni(struct ep *e, const struct req *r)
+/* group_need() when it is known without the first TLP: the head is the
+ * one asked about last time, or a run of requests that split alike, with
+ * more left than a group takes, at the start of a request, asked about
+ * before; NULL otherwise. */
+static inline const struct group_cache *group_need_uni(struct ep *e, struct req *r)
 {
-	const struct group_cache *g = &e->ptc.gc;
+	struct group_cache *g = &e->ptc.gc[e->ptc.gc_last];
 
-	if (r->off || r->alike != 1 || r->count <= e->cfg->ptc_read_group || !g->valid || !g->uni ||
-	    g->off || g->size != r->size || g->stride != r->stride)
+	if (gc_same_head(g, r))
+		return g;
+	if (r->alike != 1 || r->count <= e->cfg->ptc_read_group)
 		return NULL;
+	unsigned slot = gc_slot(r, 1);
+	g = &e->ptc.gc[slot];
+	if (!g->valid || !g->uni || g->off != r->off || g->size != r->size || g->stride != r->stride)
+		return NULL;
+	e->ptc.gc_last = slot;
+	g->addr = r->addr;
+	g->count = r->count;
 	return g;
 }
 
