@@ -7,19 +7,10 @@
 #
 # Usage: test_tool_watch.sh BIN_DIR TESTS_DIR
 set -u
-bin=$1
-data=$2
-tool=$bin/nfb-pcie-telemetry
-cases=$data/conformance/report
-[ -x "$tool" ] || { echo "FAIL: $tool is not built"; exit 1; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-pass=0
-fail=0
+# tool, cases, work, ok, bad
+. "$(dirname "$0")/tool_harness.sh" "$@"
 # mkdev FILE STATUS
 . "$(dirname "$0")/component_dev.sh"
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 # N copies of the two images of case CASE, each copy 1000 s later.
 pairs() {
@@ -109,6 +100,18 @@ wait $pid
 rc=$?
 [ $rc -eq 1 ] && [ ! -s "$work/out" ] && grep -q "interrupted" "$work/err" && ok ||
 	bad "SIGTERM without -w: rc $rc, stderr $(cat "$work/err")"
+
+# the simulated card stops in the middle of a long simulated interval too
+start=$(date +%s.%N)
+"$tool" -d sim:idle -t 60 -w >"$work/out" 2>"$work/err" &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+rc=$?
+end=$(date +%s.%N)
+[ $rc -eq 0 ] && [ ! -s "$work/out" ] && ok || bad "SIGINT in a sim interval: rc $rc, $(wc -c <"$work/out") bytes out"
+awk -v a="$start" -v b="$end" 'BEGIN { exit !(b - a < 8) }' && ok || bad "SIGINT in a sim interval: did not stop promptly"
 
 echo "test_tool_watch: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

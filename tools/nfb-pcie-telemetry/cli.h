@@ -6,8 +6,12 @@
  *   options.c   the table of options, the command line, --help
  *   record.c    --record: the register image file of the readings
  *   report.c    the report loop: measure, render, print whole
+ *   metrics.c   --metric-file, -M and --list (docs/metrics.md)
  *   signals.c   SIGINT/SIGTERM end a run cleanly; SIGPIPE is an error
  *   messages.c  errors: the exit status and one line for the user
+ *   truth.c     the simulated card's ground truth for --diagnose -j
+ *   compare.c   --compare A B: two devices measured side by side
+ *   sweep.c     --sweep KEY=V1,V2,...: a scenario key over values
  *
  * A new option is one row of cli_options[] (options.c) with its handler;
  * the fields it sets go into struct cli_args.
@@ -26,6 +30,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "pcie_telemetry/diagnose.h"
+#include "pcie_telemetry/metrics.h"
 #include "pcie_telemetry/telemetry.h"
 
 #define CLI_PROG "nfb-pcie-telemetry"
@@ -64,6 +70,9 @@ int cli_printed(FILE *out, FILE *err);
 
 enum cli_action { CLI_RUN, CLI_HELP, CLI_VERSION };
 
+/* --metric-file may be given this many times. */
+#define CLI_METRIC_FILES_MAX 16
+
 /* What the command line asks for. */
 struct cli_args {
 	const char *device; /* -d, NULL: the default NFB device */
@@ -71,6 +80,13 @@ struct cli_args {
 	double interval;    /* -t, >= 0; 0 is totals */
 	bool watch, clear, json;
 	const char *record; /* --record FILE */
+	bool diagnose;      /* --diagnose */
+	const char *compare[2]; /* --compare A B */
+	const char *sweep;  /* --sweep KEY=V1,V2,... */
+	bool list;          /* --list */
+	const char *metrics; /* -M NAME[,NAME...] */
+	const char *metric_files[CLI_METRIC_FILES_MAX]; /* --metric-file, in order */
+	unsigned nmetric_files;
 	enum cli_action action;
 };
 
@@ -155,14 +171,37 @@ void cli_record_drop(struct cli_recorder *rec);
  * images); otherwise remove it.  Returns 0 or -1 with e set. */
 int cli_record_close(struct cli_recorder *rec, bool keep, struct cli_error *e);
 
+/* ------------------------------------------------------------- truth.c */
+
+/*
+ * The ground truth of a simulated card over the reading just taken
+ * (interval: between its two snapshots; totals: since the last clear),
+ * as data for the renderers.  0, or -ENOTSUP when bus is not the
+ * simulated card (then there is no truth to print).
+ */
+int cli_sim_truth(struct pt_bus *bus, const struct pt_layout *l, bool interval,
+		  struct pt_truth *out);
+
+/* ------------------------------------------------------ compare.c, sweep.c */
+
+/* --compare: measure both devices, print them side by side; the exit
+ * status (e set when it is not 0). */
+int cli_compare_run(const struct cli_args *a, FILE *out, struct cli_error *e);
+/* --sweep: one simulated card per value, printed as columns. */
+int cli_sweep_run(const struct cli_args *a, FILE *out, struct cli_error *e);
+
 /* ------------------------------------------------------------ report.c */
 
 struct cli_session {
 	const struct cli_args *a;
 	struct pt_dev dev;
 	struct pt_reading first, second, diff;
+	struct pt_truth truth; /* a simulated card's, for --diagnose -j */
 	struct cli_recorder rec;
 	FILE *out;
+	struct pt_metric_set *metrics; /* bound to dev.layout, built-in ones first */
+	unsigned *chosen;              /* -M: instances of metrics, in set order */
+	unsigned nchosen;
 };
 
 /* Measure, render and print reports as a asks; returns the exit status
@@ -176,8 +215,30 @@ int cli_report_run(struct cli_session *s, struct cli_error *e);
  * goes on, so that a reader never sees half of it.
  */
 int cli_print_whole(FILE *out, const char *buf, size_t len, bool stoppable, struct cli_error *e);
+/* Render with render(m, arg, json) into memory, then print it whole
+ * (what names it in messages: "the comparison").  0, or -1 with e set. */
+int cli_render_whole(FILE *out, int (*render)(FILE *, const void *, bool), const void *arg,
+		     bool json, const char *what, struct cli_error *e);
 /* The same for a descriptor; stoppable: return -EINTR as above. */
 int cli_write_all(int fd, const char *buf, size_t len, bool stoppable);
+
+/* ----------------------------------------------------------- metrics.c */
+
+/*
+ * The metrics of layout l into s->metrics: the built-in ones, then every
+ * --metric-file in order, bound to l; with -M, the instances it names into
+ * s->chosen.  0, or -1 with e set: status 2 for a metric file or an -M
+ * name at fault ("--metric-file: FILE:LINE: metric 'NAME': ...", "-M:
+ * metric 'NAME': ..."), 1 when out of memory.
+ */
+int cli_metrics_prepare(struct cli_session *s, const struct pt_layout *l, struct cli_error *e);
+void cli_metrics_free(struct cli_session *s);
+/*
+ * --list: every counter and metric of the layout, printed whole: of the
+ * open component (-d), or, without -d, of the firmware's default
+ * generics (no device is opened).  Returns the exit status.
+ */
+int cli_list(struct cli_session *s, bool device, struct cli_error *e);
 
 /* ----------------------------------------------------------- signals.c */
 
