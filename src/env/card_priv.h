@@ -183,7 +183,8 @@ struct port {
 	double credit_r, credit_w;
 	uint64_t addr_r, addr_w;
 	struct reqq pend;          /* generated, not yet on UP */
-	struct pte_mfb up, down;
+	struct pte_wt up, down;    /* as rq and rc of struct ep */
+	struct pte_mfb upb, downb;
 	struct pte_mvb upv, downv;
 	struct fq afifo;           /* completions towards the port */
 	uint64_t af_words, af_hdrs, af_regions; /* in the FIFOs towards the port */
@@ -202,7 +203,8 @@ struct ep {
 	struct host host;
 	struct ptc ptc;
 	struct push push;
-	struct pte_mfb rq, rc;
+	struct pte_wt rq, rc;      /* the RQ and RC buses as the schedulers see them, */
+	struct pte_mfb rqb, rcb;   /* ... their words (built on the model's side) */
 	struct lvl tagl, stl;
 	struct brakes brk;
 	struct ptm_pcie_in in;
@@ -293,6 +295,8 @@ struct pte_card {
 	struct pte_snap (*snaps)[PTM_MAX_ENDPOINTS];
 	struct pte_workers w;
 	uint64_t batches;
+	struct ptm_bus_run *runs;  /* the model's runs of one emission (emit.c) */
+	size_t nruns, runs_cap;
 	unsigned rot;
 	int err;                   /* first failure, kept */
 	/* progress of a long pte_card_run */
@@ -429,12 +433,17 @@ int pte_link_full(const struct ep *e, int64_t now);
 
 /* ---- feeding the model (emit.c) ---------------------------------------------------- */
 
-/* Copy the runs of an endpoint's emission (S PCIe and d DMA cycles, the
- * DMA signals only when d) into a snapshot.  0 or -ENOMEM. */
-int pte_snap_take(struct pte_snap *s, const struct ep *e, unsigned nports, uint64_t S, uint64_t d);
+/* Copy the signals of an endpoint's emission (S PCIe and d DMA cycles,
+ * the DMA signals only when d) into a snapshot; the logs of the MFB
+ * buses' time sides start over.  0 or -ENOMEM. */
+int pte_snap_take(struct pte_snap *s, struct ep *e, unsigned nports, uint64_t S, uint64_t d);
+/* The model's side: the word builders of the endpoint take the snapshot's
+ * logs and fold the emission's words into runs.  0 or -ENOMEM. */
+int pte_snap_words(struct ep *x, const struct pte_snap *s);
 void pte_snap_free(struct pte_snap *s);
-/* The model gets one emission of every endpoint (snap[endpoint]). */
-void pte_emit(struct pte_card *c, struct pte_snap *const *snap);
+/* The model gets one emission of every endpoint (snap[endpoint]), each
+ * signal as its own runs.  0 or -ENOMEM. */
+int pte_emit(struct pte_card *c, struct pte_snap *const *snap);
 
 /* ---- the slice engine (engine.c) -------------------------------------------------- */
 

@@ -27,7 +27,8 @@
 
 /* ---- one slice of one endpoint ---------------------------------------------- */
 
-/* The word builders keep their first failure; the slice's is theirs. */
+/* The time sides of the buses keep their first failure (out of memory
+ * for their logs); the slice's is theirs. */
 static int builders_err(const struct ep *e, unsigned nports)
 {
 	int rc = e->rq.err ? e->rq.err : e->rc.err;
@@ -42,7 +43,7 @@ static int pcie_steps(struct ep *e, int64_t T0, uint64_t S)
 	int rc = 0;
 
 	while (!rc) {
-		uint64_t trq = pte_mfb_used(&e->rq), trc = pte_mfb_used(&e->rc);
+		uint64_t trq = pte_wt_used(&e->rq), trc = pte_wt_used(&e->rc);
 		int rq_more = trq < S, rc_more = trc < S;
 		if (!rq_more && !rc_more)
 			break;
@@ -80,8 +81,8 @@ static int pcie_slice(struct ep *e, const struct pte_slice *sl)
 	int rc = 0;
 
 	pte_push_begin(e, S, sl->d_next);
-	pte_mfb_begin(&e->rq, S);
-	pte_mfb_begin(&e->rc, S);
+	pte_wt_begin(&e->rq, S);
+	pte_wt_begin(&e->rc, S);
 	pte_lvl_begin(&e->tagl);
 	pte_lvl_begin(&e->stl);
 	e->ptc.consumed_reqs = e->ptc.consumed_bytes = 0;
@@ -93,8 +94,8 @@ static int pcie_slice(struct ep *e, const struct pte_slice *sl)
 		return rc;
 	pte_push_end(e, S);
 	uint64_t w0 = e->rq.t_words, w1 = e->rc.t_words;
-	pte_mfb_close(&e->rq);
-	pte_mfb_close(&e->rc);
+	pte_wt_close(&e->rq);
+	pte_wt_close(&e->rc);
 	pcie_truth(e, S, w0, w1);
 	return 0;
 }
@@ -140,17 +141,14 @@ static int ep_job(struct ep *e, unsigned nports, const struct pte_job *j, struct
 			rc = builders_err(e, nports);
 	}
 	if (!rc) {
-		pte_mfb_runs(&e->rq);
-		pte_mfb_runs(&e->rc);
+		/* the MFB buses' words are built from their logs on the
+		 * model's side (collect) */
 		pte_lvl_runs(&e->tagl);
 		pte_lvl_runs(&e->stl);
 		pte_brake_runs(e, j->S);
 		for (unsigned p = 0; p < nports && j->d; p++) {
-			struct port *pt = &e->port[p];
-			pte_mfb_runs(&pt->up);
-			pte_mvb_runs(&pt->upv);
-			pte_mfb_runs(&pt->down);
-			pte_mvb_runs(&pt->downv);
+			pte_mvb_runs(&e->port[p].upv);
+			pte_mvb_runs(&e->port[p].downv);
 		}
 		rc = pte_snap_take(snap, e, nports, j->S, j->d);
 	}
@@ -328,7 +326,9 @@ static void collect(struct pte_card *c)
 	}
 	if (c->err)
 		return;
-	pte_emit(c, snap);
+	c->err = pte_emit(c, snap);
+	if (c->err)
+		return;
 	const struct pte_job *jb = &c->jobs[j % PTE_JOBS];
 	if (jb->mi_to > c->mi_done) {
 		ptm_mi_idle_edges(c->m, 0, jb->mi_to - c->mi_done);

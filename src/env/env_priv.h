@@ -292,6 +292,51 @@ void pte_mfb_apply(const struct pte_mfb *a, const struct pte_run *r, struct ptm_
 void pte_mfb_apply_pat(unsigned R, const struct pte_pat *pat, const struct pte_run *r,
 		       struct ptm_bus_in *b);
 
+/*
+ * The time side of an MFB bus (wtime.c): what the schedulers place on it
+ * (the same calls as on the word builder) and the cycles that takes, the
+ * ground truth of its words, and a log of the calls, which the word
+ * builder takes later (pte_mfb_replay) to build the very same words.
+ */
+enum pte_wop_kind { PTE_WOP_BEGIN, PTE_WOP_FRAMES, PTE_WOP_APART, PTE_WOP_FLUSH, PTE_WOP_STALL,
+		    PTE_WOP_IDLE, PTE_WOP_CLOSE };
+
+struct pte_wop {
+	uint8_t op;
+	uint32_t items;
+	uint64_t k, n;        /* frames; BEGIN: the slice, STALL/IDLE/APART: cycles */
+};
+
+struct pte_wt {
+	unsigned R, N;
+	uint64_t S, placed, used;
+	uint64_t cur_r;       /* regions of the open word (before the frames held back) */
+	uint64_t pend;        /* regions of the frames since the last flush, stall or idle */
+	uint64_t stall, idle; /* in this slice */
+	uint64_t carry_words, carry_stall; /* past the end of the slice */
+	uint64_t t_words, t_stall, t_frames, t_items; /* ground truth, whole run */
+	struct pte_wop *log;  /* the calls since the log was taken */
+	size_t nlog, cap;
+	int err;              /* -ENOMEM for the log, kept */
+};
+
+int pte_wt_init(struct pte_wt *a, unsigned regions, unsigned items);
+void pte_wt_fini(struct pte_wt *a);
+static inline uint64_t pte_wt_used(const struct pte_wt *a)
+{
+	return a->used;
+}
+/* As pte_mfb_begin, _frames, _frames_apart, _flush, _stall, _idle, _close. */
+void pte_wt_begin(struct pte_wt *a, uint64_t S);
+void pte_wt_frames(struct pte_wt *a, uint32_t items, uint64_t k);
+void pte_wt_frames_apart(struct pte_wt *a, uint32_t items, uint64_t k, uint64_t idle);
+void pte_wt_flush(struct pte_wt *a);
+void pte_wt_stall(struct pte_wt *a, uint64_t n);
+void pte_wt_idle(struct pte_wt *a, uint64_t n);
+void pte_wt_close(struct pte_wt *a);
+/* The calls of a log on the word builder.  Its error (0 or -ENOMEM). */
+int pte_mfb_replay(struct pte_mfb *b, const struct pte_wop *log, size_t n);
+
 /* MVB builder: up to R items per word. */
 struct pte_mvb {
 	unsigned R;

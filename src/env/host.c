@@ -58,10 +58,10 @@ unsigned pte_cpl_split(const struct ep *e, uint64_t a, uint32_t len, struct cpl_
 /* RC idles n cycles (at most to the end of the slice). */
 static void rc_idle(struct ep *e, uint64_t S, uint64_t n)
 {
-	pte_mfb_flush(&e->rc);
-	uint64_t trc = pte_mfb_used(&e->rc);
+	pte_wt_flush(&e->rc);
+	uint64_t trc = pte_wt_used(&e->rc);
 	if (trc < S)
-		pte_mfb_idle(&e->rc, n < S - trc ? n : S - trc);
+		pte_wt_idle(&e->rc, n < S - trc ? n : S - trc);
 }
 
 /* Nothing has arrived: RC idles until the first group does, or until a
@@ -71,7 +71,7 @@ static void rc_wait(struct ep *e, int64_t T0, uint64_t S, int rq_active, int64_t
 	const struct ent *first = pte_ents_first(&e->ptc.ents);
 	int64_t next = first ? first->t_arr : T0 + (int64_t)S;
 	if (rq_active) {
-		int64_t b = T0 + (int64_t)pte_mfb_used(&e->rq) + e->host.lat_min;
+		int64_t b = T0 + (int64_t)pte_wt_used(&e->rq) + e->host.lat_min;
 		if (b < next)
 			next = b;
 	}
@@ -110,14 +110,14 @@ static int rc_frames(struct ep *e, struct ent *x, struct cpl_run *cr, uint64_t k
 	int rc = pte_push_progress(e, trc);
 	if (rc)
 		return rc;
-	pte_mfb_frames(&e->rc, z->items, k);
+	pte_wt_frames(&e->rc, z->items, k);
 	uint64_t words = k * z->rcw;
 	p->stored += words;
 	p->reserved -= words;
 	pte_lvl_set(&e->stl, trc < S ? trc : S, pte_st_free(e));
 	rc = pte_fq_push(&p->st, x->port, bytes, k);
 	if (!rc)
-		rc = pte_push_progress(e, pte_mfb_used(&e->rc));
+		rc = pte_push_progress(e, pte_wt_used(&e->rc));
 	if (rc)
 		return rc;
 	e->truth.pcie[PTE_RC].bytes += k * (bytes + e->info.rc_header_bytes);
@@ -271,7 +271,7 @@ static uint64_t rc_apart(struct ep *e, struct ent *x, struct cpl_run *cr,
 			 const struct cpl_size *z, int64_t T0, uint64_t S, uint64_t until,
 			 double lt, int *err)
 {
-	uint64_t t = pte_mfb_used(&e->rc), idle = 0, n = 0, fw = z->fw;
+	uint64_t t = pte_wt_used(&e->rc), idle = 0, n = 0, fw = z->fw;
 	double L = z->L;
 	struct pulses q = { 0 };
 
@@ -302,7 +302,7 @@ static uint64_t rc_apart(struct ep *e, struct ent *x, struct cpl_run *cr,
 	}
 	pulses_flush(e, &q, fw);
 	if (n) {
-		pte_mfb_frames_apart(&e->rc, z->items, n, idle);
+		pte_wt_frames_apart(&e->rc, z->items, n, idle);
 		e->truth.pcie[PTE_RC].bytes += n * (cr->bytes + e->info.rc_header_bytes);
 		e->truth.read_bytes += n * cr->bytes;
 	}
@@ -325,7 +325,7 @@ static int rc_run_done(struct ep *e, struct ent *x, const struct cpl_run *cr)
 int pte_rc_step(struct ep *e, int64_t T0, uint64_t S, int rq_active)
 {
 	struct ptc *p = &e->ptc;
-	uint64_t trc = pte_mfb_used(&e->rc);
+	uint64_t trc = pte_wt_used(&e->rc);
 	int64_t now = T0 + (int64_t)trc;
 
 	if (p->rc_cur < 0) {
@@ -346,7 +346,7 @@ int pte_rc_step(struct ep *e, int64_t T0, uint64_t S, int rq_active)
 	if (start > now) {
 		int rc = 0;
 		if (L >= (double)fw + 1.0 &&
-		    rc_apart(e, x, cr, z, T0, S, rq_active ? pte_mfb_used(&e->rq) : S, lt0, &rc))
+		    rc_apart(e, x, cr, z, T0, S, rq_active ? pte_wt_used(&e->rq) : S, lt0, &rc))
 			return rc ? rc : rc_run_done(e, x, cr);
 		rc_idle(e, S, (uint64_t)(start - now));
 		return 0;
@@ -365,6 +365,6 @@ int pte_rc_step(struct ep *e, int64_t T0, uint64_t S, int rq_active)
 	e->link.dn_t = lt0 + L * (double)k;
 	/* A tag comes back with the last completion of its read: release
 	 * them in proportion to the completions received. */
-	rc = rc_release(e, x, cr, T0 + (int64_t)pte_mfb_used(&e->rc));
+	rc = rc_release(e, x, cr, T0 + (int64_t)pte_wt_used(&e->rc));
 	return rc ? rc : rc_run_done(e, x, cr);
 }

@@ -73,8 +73,8 @@ static int link_ready(struct ep *e, int64_t now, uint64_t trq, uint64_t S)
 	uint64_t wait;
 	if (!pte_link_wait(e, now, &wait))
 		return 1;
-	pte_mfb_flush(&e->rq);
-	pte_mfb_stall(&e->rq, wait < S - trq ? wait : S - trq);
+	pte_wt_flush(&e->rq);
+	pte_wt_stall(&e->rq, wait < S - trq ? wait : S - trq);
 	return 0;
 }
 
@@ -103,7 +103,7 @@ static void write_tlps(struct ep *e, int64_t now, uint32_t chunk, uint64_t k)
 {
 	uint32_t tlp = chunk + e->info.rq_header_bytes;
 
-	pte_mfb_frames(&e->rq, pte_items(e, tlp), k);
+	pte_wt_frames(&e->rq, pte_items(e, tlp), k);
 	pte_link_send(e, now, tlp, k);
 	e->truth.pcie[PTE_RQ].bytes += k * tlp;
 	e->truth.writes += k;
@@ -179,14 +179,14 @@ static uint64_t write_bulk(struct ep *e, int64_t T0, uint64_t S, struct req *r, 
 	const uint32_t mps = e->info.mps, hdr = e->info.rq_header_bytes;
 	const uint32_t q = r->size >> e->link.mps_log2, rem = r->size & (mps - 1);
 	const uint32_t it_q = pte_items(e, mps + hdr), it_r = pte_items(e, rem + hdr);
-	const struct pte_mfb *b = &e->rq;
+	const struct pte_wt *b = &e->rq;
 	const uint64_t N = b->N, R = b->R;
 	const uint64_t regs = q * ((it_q + N - 1) / N) + (rem ? (it_r + N - 1) / N : 0);
 	const double fr = (double)e->info.tlp_framing_bytes, Bpc = e->link.up_Bpc;
 	const double Lq = (double)q * ((double)(mps + hdr) + fr) / Bpc;
 	const double Lr = ((double)(rem + hdr) + fr) / Bpc;
-	uint64_t base = b->npend ? b->pend_reg : 0, n = 0;
-	uint64_t trq = pte_mfb_used(b);
+	uint64_t base = b->pend, n = 0;
+	uint64_t trq = pte_wt_used(b);
 	int64_t now = T0 + (int64_t)trq;
 
 	while (n < max && r->count > n) {
@@ -207,8 +207,8 @@ static uint64_t write_bulk(struct ep *e, int64_t T0, uint64_t S, struct req *r, 
 	}
 	if (!n)
 		return 0;
-	pte_mfb_frames(&e->rq, it_q, n * q);
-	pte_mfb_frames(&e->rq, it_r, rem ? n : 0);
+	pte_wt_frames(&e->rq, it_q, n * q);
+	pte_wt_frames(&e->rq, it_r, rem ? n : 0);
 	e->truth.pcie[PTE_RQ].bytes += n * (q * (uint64_t)(mps + hdr) + (rem ? rem + hdr : 0));
 	e->truth.writes += n * (q + (rem ? 1 : 0));
 	e->truth.write_bytes += n * r->size;
@@ -243,7 +243,7 @@ static void write_burst(struct ep *e, int64_t T0, uint64_t S, struct req *r, int
 			burst++;
 		}
 		r = pte_reqq_head(&e->ptc.in);
-		uint64_t trq = pte_mfb_used(&e->rq);
+		uint64_t trq = pte_wt_used(&e->rq);
 		now = T0 + (int64_t)trq;
 		if (!r || !r->write || trq >= S || pte_link_full(e, now))
 			return;
@@ -443,7 +443,7 @@ static enum pte_brake read_blocked(const struct ep *e, const struct group_cache 
  */
 static void read_wait(struct ep *e, int64_t T0, uint64_t S, uint64_t trq, enum pte_brake why)
 {
-	uint64_t trc = pte_mfb_used(&e->rc);
+	uint64_t trc = pte_wt_used(&e->rc);
 	uint64_t until = S;
 
 	if (why == PTE_BRAKE_NO_TAG || why == PTE_BRAKE_NO_CPLH) {
@@ -461,14 +461,14 @@ static void read_wait(struct ep *e, int64_t T0, uint64_t S, uint64_t trq, enum p
 		until = trq + 1;
 	if (until > S)
 		until = S;
-	pte_mfb_flush(&e->rq);
-	trq = pte_mfb_used(&e->rq);
+	pte_wt_flush(&e->rq);
+	trq = pte_wt_used(&e->rq);
 	if (trq >= S)
 		return;
 	if (until <= trq)
 		until = trq + 1;
 	e->brk.cyc[why] += until - trq;
-	pte_mfb_idle(&e->rq, until - trq);
+	pte_wt_idle(&e->rq, until - trq);
 }
 
 /* ---- a group of reads --------------------------------------------------------------- */
@@ -693,10 +693,10 @@ static int read_group(struct ep *e, int64_t T0, uint64_t trq, int64_t now, struc
 		read_need(e, a, chunk, first);
 	}
 	uint64_t tlps = k ? read_uniform(e, r, x, k, &u) : read_tlps(e, r, x, chunk, first);
-	pte_mfb_frames(&e->rq, pte_items(e, hdr), tlps);
+	pte_wt_frames(&e->rq, pte_items(e, hdr), tlps);
 	pte_link_send(e, now, hdr, tlps);
 	x->t_take = now;
-	x->t_arr = T0 + (int64_t)pte_mfb_used(&e->rq) + lat;
+	x->t_arr = T0 + (int64_t)pte_wt_used(&e->rq) + lat;
 	x->reads = (uint32_t)tlps;
 	x->tags = (uint32_t)tlps;
 	x->cur = 0;
@@ -715,7 +715,7 @@ static int read_group(struct ep *e, int64_t T0, uint64_t trq, int64_t now, struc
 
 int pte_rq_step(struct ep *e, int64_t T0, uint64_t S)
 {
-	uint64_t trq = pte_mfb_used(&e->rq);
+	uint64_t trq = pte_wt_used(&e->rq);
 	int64_t now = T0 + (int64_t)trq;
 	int rc = pte_apply_releases(e, now, T0);
 
@@ -725,8 +725,8 @@ int pte_rq_step(struct ep *e, int64_t T0, uint64_t S)
 		return rc;
 	struct req *r = pte_reqq_head(&e->ptc.in);
 	if (!r) {
-		pte_mfb_flush(&e->rq);
-		pte_mfb_idle(&e->rq, S - pte_mfb_used(&e->rq));
+		pte_wt_flush(&e->rq);
+		pte_wt_idle(&e->rq, S - pte_wt_used(&e->rq));
 		return 0;
 	}
 	if (r->write) {
