@@ -704,6 +704,11 @@ static int read_group(struct ep *e, int64_t T0, uint64_t trq, int64_t now, struc
 	for (unsigned i = 0; i < x->nrun; i++)
 		x->frames += x->run[i].count;
 	x->frames_done = x->tags_rel = x->cplh_rel = 0;
+	if (!e->info.cpl_headers) {
+		/* the endpoint manages its buffer: no credits to give back */
+		p->cplh_used -= x->cplh;
+		x->cplh = 0;
+	}
 	pte_ents_push(&p->ents, (unsigned)xi);
 	pte_lvl_set(&e->tagl, trq, p->tags_pool - p->tags_used);
 	e->truth.pcie[PTE_RQ].bytes += tlps * hdr;
