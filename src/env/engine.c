@@ -187,10 +187,11 @@ static void plan(struct pte_card *c, uint64_t target, struct pte_job *j)
 
 /* ---- the handshake with the endpoint threads --------------------------------------- */
 
-/* Spins of a thread that waits before it sleeps (a few microseconds), and
+/* Spins of a thread that waits before it sleeps (about a microsecond: a
+ * spinning thread takes from the other on a shared core), and
  * jobs the caller waits for at once when it must sleep: one hand-over
  * through the kernel per few emissions, not per emission. */
-#define SPINS 200
+#define SPINS 50
 #define WAIT_BATCH 4
 
 static inline void cpu_relax(void)

@@ -309,6 +309,9 @@ struct pte_wop {
 
 struct pte_wt {
 	unsigned R, N;
+	unsigned rsh;         /* R = 1 << rsh, 32: not a power of two */
+	uint32_t last_items;  /* regions of frames of the last length */
+	uint64_t last_regs;
 	uint64_t S, placed, used;
 	uint64_t cur_r;       /* regions of the open word (before the frames held back) */
 	uint64_t pend;        /* regions of the frames since the last flush, stall or idle */

@@ -19,13 +19,7 @@
  * more (firmware-behavior.md 3.2). */
 static inline unsigned band(const struct lvl *l, uint32_t v)
 {
-	if (v == 0)
-		return 0;
-	if (v <= l->cap / 8)
-		return 1;
-	if (v <= l->cap / 2)
-		return 2;
-	return 3;
+	return v == 0 ? 0u : v <= (l->cap >> 3) ? 1u : v <= (l->cap >> 1) ? 2u : 3u;
 }
 
 void pte_lvl_begin(struct lvl *l)
@@ -284,9 +278,11 @@ int pte_push_moves(struct ep *e, uint64_t t)
 		const struct size_cache *z = size_of(e, f->bytes);
 		const uint64_t w = z->w, reg = z->reg;
 		uint64_t k = f->count;
-		uint64_t kb = (allowed - u->done) / f->bytes + 1;
-		if (k > kb)
-			k = kb;
+		if (k * f->bytes > allowed - u->done) {
+			uint64_t kb = (allowed - u->done) / f->bytes + 1;
+			if (k > kb)
+				k = kb;
+		}
 		if (pt->af_words + k * w > e->cfg->down_fifo_words ||
 		    pt->af_hdrs + k > e->cfg->down_fifo_headers) {
 			k = fifo_room(e, pt, f->port, k, w, reg, t);

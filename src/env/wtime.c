@@ -22,6 +22,10 @@ int pte_wt_init(struct pte_wt *a, unsigned regions, unsigned items)
 	memset(a, 0, sizeof(*a));
 	a->R = regions;
 	a->N = items;
+	a->rsh = 32;
+	for (unsigned sh = 0; sh < 31; sh++)
+		if (1u << sh == regions)
+			a->rsh = sh;
 	a->cap = 64;
 	a->log = pte_calloc(a->cap, sizeof(*a->log));
 	return a->log ? 0 : -ENOMEM;
@@ -34,37 +38,65 @@ void pte_wt_fini(struct pte_wt *a)
 	a->nlog = a->cap = 0;
 }
 
+static __attribute__((noinline)) void wt_grow(struct pte_wt *a)
+{
+	size_t cap = 2 * a->cap;
+	struct pte_wop *l = pte_realloc(a->log, cap * sizeof(*l));
+	if (!l) {
+		a->err = -ENOMEM;
+		return;
+	}
+	a->log = l;
+	a->cap = cap;
+}
+
 /* One more entry in the log (a failure is kept in a->err). */
-static void wt_log(struct pte_wt *a, uint8_t op, uint32_t items, uint64_t k, uint64_t n)
+static inline void wt_log(struct pte_wt *a, uint8_t op, uint32_t items, uint64_t k, uint64_t n)
 {
 	if (a->nlog == a->cap) {
-		size_t cap = 2 * a->cap;
-		struct pte_wop *l = pte_realloc(a->log, cap * sizeof(*l));
-		if (!l) {
-			a->err = -ENOMEM;
+		wt_grow(a);
+		if (a->nlog == a->cap)
 			return;
-		}
-		a->log = l;
-		a->cap = cap;
 	}
 	a->log[a->nlog++] = (struct pte_wop){ op, items, k, n };
 }
 
+/* Words of r regions: r / R and r % R (a shift for most buses). */
+static inline uint64_t wt_div(const struct pte_wt *a, uint64_t r)
+{
+	return a->rsh < 32 ? r >> a->rsh : r / a->R;
+}
+
+static inline uint64_t wt_mod(const struct pte_wt *a, uint64_t r)
+{
+	return a->rsh < 32 ? r & (a->R - 1u) : r % a->R;
+}
+
 /* The cycles from `placed` on that the open word and the frames held back
  * take. */
-static void wt_used(struct pte_wt *a)
+static inline void wt_used(struct pte_wt *a)
 {
-	a->used = a->placed + (a->cur_r + a->pend + a->R - 1) / a->R;
+	a->used = a->placed + wt_div(a, a->cur_r + a->pend + a->R - 1);
 }
 
 /* The frames held back placed without ending the word they leave open
  * (the builder does this before a stall or idle cycles). */
-static void wt_settle(struct pte_wt *a)
+static inline void wt_settle(struct pte_wt *a)
 {
 	uint64_t r = a->cur_r + a->pend;
-	a->placed += r / a->R;
-	a->cur_r = r % a->R;
+	a->placed += wt_div(a, r);
+	a->cur_r = wt_mod(a, r);
 	a->pend = 0;
+}
+
+/* Regions of a frame of that many items (lengths repeat). */
+static inline uint64_t wt_regions(struct pte_wt *a, uint32_t items)
+{
+	if (items != a->last_items) {
+		a->last_items = items;
+		a->last_regs = (items + a->N - 1) / a->N;
+	}
+	return a->last_regs;
 }
 
 void pte_wt_begin(struct pte_wt *a, uint64_t S)
@@ -88,7 +120,7 @@ void pte_wt_frames(struct pte_wt *a, uint32_t items, uint64_t k)
 	if (!k)
 		return;
 	wt_log(a, PTE_WOP_FRAMES, items, k, 0);
-	a->pend += k * ((items + a->N - 1) / a->N);
+	a->pend += k * wt_regions(a, items);
 	a->t_frames += k;
 	a->t_items += k * items;
 	wt_used(a);
@@ -101,9 +133,9 @@ void pte_wt_frames_apart(struct pte_wt *a, uint32_t items, uint64_t k, uint64_t 
 	pte_wt_flush(a);
 	wt_log(a, PTE_WOP_APART, items, k, idle);
 	if (k) {
-		uint64_t rf = (items + a->N - 1) / a->N;
-		a->placed += (k - 1) * ((rf + a->R - 1) / a->R) + rf / a->R;
-		a->cur_r = rf % a->R;
+		uint64_t rf = wt_regions(a, items);
+		a->placed += (k - 1) * wt_div(a, rf + a->R - 1) + wt_div(a, rf);
+		a->cur_r = wt_mod(a, rf);
 		a->t_frames += k;
 		a->t_items += k * items;
 	}
@@ -119,7 +151,7 @@ void pte_wt_flush(struct pte_wt *a)
 	if (!a->pend && !a->cur_r)
 		return;
 	wt_log(a, PTE_WOP_FLUSH, 0, 0, 0);
-	a->placed += (a->cur_r + a->pend + a->R - 1) / a->R;
+	a->placed += wt_div(a, a->cur_r + a->pend + a->R - 1);
 	a->cur_r = a->pend = 0;
 	a->used = a->placed;
 }
