@@ -70,22 +70,26 @@ static void gen_kind(struct port *pt, unsigned pidx, int write, double gbps,
 		if (!max)
 			*credit -= (double)cnt[0] * d->size[0];
 	} else {
-		for (;;) {
-			if (max && (reqs >= target_reqs || (write && bytes >= target_bytes)))
-				break;
-			if (!max && reqs >= 4 * target_reqs)
-				break;
-			unsigned i = pte_rng_pick_fast(&pt->rng, write ? &pt->pick_w : &pt->pick_r);
+		/* the credit's whole bytes as an integer: subtracting whole
+		 * sizes from it is exact, so this is the same credit */
+		const struct pte_pick *pk = write ? &pt->pick_w : &pt->pick_r;
+		const uint64_t lim_r = max ? target_reqs : 4 * target_reqs;
+		uint64_t cr = max ? 0 : (uint64_t)*credit;
+		double frac = max ? 0.0 : *credit - (double)cr;
+		while (reqs < lim_r && !(max && write && bytes >= target_bytes)) {
+			unsigned i = pte_rng_pick_fast(&pt->rng, pk);
 			uint32_t size = d->size[i];
-			if (!max && *credit < (double)size)
-				break;
+			if (!max) {
+				if (cr < size)
+					break;
+				cr -= size;
+			}
 			cnt[i]++;
 			reqs++;
-			if (write)
-				bytes += size;
-			if (!max)
-				*credit -= (double)size;
+			bytes += size;
 		}
+		if (!max)
+			*credit = (double)cr + frac;
 	}
 	for (unsigned i = 0; i < d->n; i++) {
 		if (!cnt[i])
