@@ -103,6 +103,7 @@ struct split_cache {
 	int valid;
 	uint32_t size, stride, w, h;
 	unsigned ntlp, ncr;
+	uint32_t frames;           /* completions of one request */
 	struct cpl_run cr[MAX_RUNS_PER_ENT];
 };
 

@@ -329,9 +329,76 @@ static inline uint64_t pte_wt_used(const struct pte_wt *a)
 {
 	return a->used;
 }
+
+/* The log one entry longer (a failure is kept in a->err). */
+void pte_wt_grow(struct pte_wt *a);
+static inline void pte_wt_log(struct pte_wt *a, uint8_t op, uint32_t items, uint64_t k, uint64_t n)
+{
+	if (a->nlog == a->cap) {
+		pte_wt_grow(a);
+		if (a->nlog == a->cap)
+			return;
+	}
+	a->log[a->nlog++] = (struct pte_wop){ op, items, k, n };
+}
+
+/* Words of r regions: r / R and r % R (a shift for most buses). */
+static inline uint64_t pte_wt_div(const struct pte_wt *a, uint64_t r)
+{
+	return a->rsh < 32 ? r >> a->rsh : r / a->R;
+}
+
+static inline uint64_t pte_wt_mod(const struct pte_wt *a, uint64_t r)
+{
+	return a->rsh < 32 ? r & (a->R - 1u) : r % a->R;
+}
+
+/* The cycles from `placed` on that the open word and the frames held
+ * back take. */
+static inline void pte_wt_reuse(struct pte_wt *a)
+{
+	a->used = a->placed + pte_wt_div(a, a->cur_r + a->pend + a->R - 1);
+}
+
+/* The frames held back placed without ending the word they leave open
+ * (the builder does this before a stall or idle cycles). */
+static inline void pte_wt_settle(struct pte_wt *a)
+{
+	uint64_t r = a->cur_r + a->pend;
+	a->placed += pte_wt_div(a, r);
+	a->cur_r = pte_wt_mod(a, r);
+	a->pend = 0;
+}
+
+/* Regions of a frame of that many items (lengths repeat). */
+static inline uint64_t pte_wt_regions(struct pte_wt *a, uint32_t items)
+{
+	if (items != a->last_items) {
+		a->last_items = items;
+		a->last_regs = (items + a->N - 1) / a->N;
+	}
+	return a->last_regs;
+}
+
 /* As pte_mfb_begin, _frames, _frames_apart, _flush, _stall, _idle, _close. */
 void pte_wt_begin(struct pte_wt *a, uint64_t S);
-void pte_wt_frames(struct pte_wt *a, uint32_t items, uint64_t k);
+static inline void pte_wt_frames(struct pte_wt *a, uint32_t items, uint64_t k)
+{
+	if (items == 0)
+		items = 1;
+	if (!k)
+		return;
+	/* frames of the same length back to back are one entry */
+	struct pte_wop *l = a->nlog ? &a->log[a->nlog - 1] : NULL;
+	if (l && l->op == PTE_WOP_FRAMES && l->items == items)
+		l->k += k;
+	else
+		pte_wt_log(a, PTE_WOP_FRAMES, items, k, 0);
+	a->pend += k * pte_wt_regions(a, items);
+	a->t_frames += k;
+	a->t_items += k * items;
+	pte_wt_reuse(a);
+}
 void pte_wt_frames_apart(struct pte_wt *a, uint32_t items, uint64_t k, uint64_t idle);
 void pte_wt_flush(struct pte_wt *a);
 void pte_wt_stall(struct pte_wt *a, uint64_t n);

@@ -29,8 +29,11 @@ int64_t pte_host_latency(struct ep *e)
 		break;
 	}
 	}
-	int64_t c = (int64_t)llround(l);
-	return c < 1 ? 1 : c;
+	if (!(l >= 1.0))
+		return 1;
+	/* llround for a positive l: the fraction l - floor(l) is exact */
+	int64_t c = (int64_t)l;
+	return c + (l - (double)c >= 0.5);
 }
 
 unsigned pte_cpl_split(const struct ep *e, uint64_t a, uint32_t len, struct cpl_run *out)

@@ -274,17 +274,15 @@ static int splits_alike(const struct ep *e, struct req *r)
  * The TLPs of one read request and their completions, when every request
  * of the run splits the same way; 0 otherwise.
  */
-static int uniform_read(struct ep *e, struct req *r, struct split_cache *out)
+static const struct split_cache *uniform_read(struct ep *e, struct req *r)
 {
-	struct split_cache *u = &e->ptc.ur;
+	struct split_cache *out = &e->ptc.ur;
 
 	if (r->off || !splits_alike(e, r))
-		return 0;
+		return NULL;
 	/* under these conditions the split does not depend on the address */
-	if (u->valid && u->size == r->size && u->stride == r->stride) {
-		*out = *u;
-		return 1;
-	}
+	if (out->valid && out->size == r->size && out->stride == r->stride)
+		return out;
 	memset(out, 0, sizeof(*out));
 	for (uint32_t off = 0; off < r->size;) {
 		uint32_t c = r->size - off < e->info.mrrs ? r->size - off : e->info.mrrs;
@@ -297,8 +295,10 @@ static int uniform_read(struct ep *e, struct req *r, struct split_cache *out)
 				if (out->cr[j].bytes == t.cr[i].bytes)
 					break;
 			if (j == out->ncr) {
-				if (out->ncr == MAX_RUNS_PER_ENT)
-					return 0;
+				if (out->ncr == MAX_RUNS_PER_ENT) {
+					out->valid = 0;
+					return NULL;
+				}
 				out->cr[out->ncr++] = (struct cpl_run){ t.cr[i].bytes, 0 };
 			}
 			out->cr[j].count += t.cr[i].count;
@@ -311,8 +311,10 @@ static int uniform_read(struct ep *e, struct req *r, struct split_cache *out)
 	out->valid = 1;
 	out->size = r->size;
 	out->stride = r->stride;
-	*u = *out;
-	return 1;
+	out->frames = 0;
+	for (unsigned i = 0; i < out->ncr; i++)
+		out->frames += out->cr[i].count;
+	return out;
 }
 
 /*
@@ -506,6 +508,7 @@ static uint64_t read_uniform(struct ep *e, struct req *r, struct ent *x, uint64_
 	x->nrun = (uint8_t)u->ncr;
 	for (unsigned i = 0; i < u->ncr; i++)
 		x->run[i] = (struct cpl_run){ u->cr[i].bytes, (uint32_t)(u->cr[i].count * k) };
+	x->frames = (uint32_t)(k * u->frames);
 	x->cplh = (uint32_t)(k * u->h);
 	x->res_words = (uint32_t)(k * u->w);
 	p->tags_used += (unsigned)tlps;
@@ -677,8 +680,8 @@ static int read_group(struct ep *e, int64_t T0, uint64_t trq, int64_t now, struc
 {
 	struct ptc *p = &e->ptc;
 	uint32_t hdr = e->info.rq_header_bytes;
-	struct split_cache u;
-	uint64_t k = uniform_read(e, r, &u) ? uniform_count(e, r, &u) : 0;
+	const struct split_cache *u = uniform_read(e, r);
+	uint64_t k = u ? uniform_count(e, r, u) : 0;
 	int xi = pte_ents_get(&p->ents);
 	if (xi < 0)
 		return -EOVERFLOW; /* cannot happen: a group holds a tag, the pool has more */
@@ -692,7 +695,15 @@ static int read_group(struct ep *e, int64_t T0, uint64_t trq, int64_t now, struc
 		tlp_chunk(r, e->info.mrrs, &a);
 		read_need(e, a, chunk, first);
 	}
-	uint64_t tlps = k ? read_uniform(e, r, x, k, &u) : read_tlps(e, r, x, chunk, first);
+	uint64_t tlps;
+	if (k) {
+		tlps = read_uniform(e, r, x, k, u);
+	} else {
+		tlps = read_tlps(e, r, x, chunk, first);
+		x->frames = 0;
+		for (unsigned i = 0; i < x->nrun; i++)
+			x->frames += x->run[i].count;
+	}
 	pte_wt_frames(&e->rq, pte_items(e, hdr), tlps);
 	pte_link_send(e, now, hdr, tlps);
 	x->t_take = now;
@@ -700,9 +711,6 @@ static int read_group(struct ep *e, int64_t T0, uint64_t trq, int64_t now, struc
 	x->reads = (uint32_t)tlps;
 	x->tags = (uint32_t)tlps;
 	x->cur = 0;
-	x->frames = 0;
-	for (unsigned i = 0; i < x->nrun; i++)
-		x->frames += x->run[i].count;
 	x->frames_done = x->tags_rel = x->cplh_rel = 0;
 	if (!e->info.cpl_headers) {
 		/* the endpoint manages its buffer: no credits to give back */

@@ -38,7 +38,7 @@ void pte_wt_fini(struct pte_wt *a)
 	a->nlog = a->cap = 0;
 }
 
-static __attribute__((noinline)) void wt_grow(struct pte_wt *a)
+void pte_wt_grow(struct pte_wt *a)
 {
 	size_t cap = 2 * a->cap;
 	struct pte_wop *l = pte_realloc(a->log, cap * sizeof(*l));
@@ -50,80 +50,18 @@ static __attribute__((noinline)) void wt_grow(struct pte_wt *a)
 	a->cap = cap;
 }
 
-/* One more entry in the log (a failure is kept in a->err). */
-static inline void wt_log(struct pte_wt *a, uint8_t op, uint32_t items, uint64_t k, uint64_t n)
-{
-	if (a->nlog == a->cap) {
-		wt_grow(a);
-		if (a->nlog == a->cap)
-			return;
-	}
-	a->log[a->nlog++] = (struct pte_wop){ op, items, k, n };
-}
-
-/* Words of r regions: r / R and r % R (a shift for most buses). */
-static inline uint64_t wt_div(const struct pte_wt *a, uint64_t r)
-{
-	return a->rsh < 32 ? r >> a->rsh : r / a->R;
-}
-
-static inline uint64_t wt_mod(const struct pte_wt *a, uint64_t r)
-{
-	return a->rsh < 32 ? r & (a->R - 1u) : r % a->R;
-}
-
-/* The cycles from `placed` on that the open word and the frames held back
- * take. */
-static inline void wt_used(struct pte_wt *a)
-{
-	a->used = a->placed + wt_div(a, a->cur_r + a->pend + a->R - 1);
-}
-
-/* The frames held back placed without ending the word they leave open
- * (the builder does this before a stall or idle cycles). */
-static inline void wt_settle(struct pte_wt *a)
-{
-	uint64_t r = a->cur_r + a->pend;
-	a->placed += wt_div(a, r);
-	a->cur_r = wt_mod(a, r);
-	a->pend = 0;
-}
-
-/* Regions of a frame of that many items (lengths repeat). */
-static inline uint64_t wt_regions(struct pte_wt *a, uint32_t items)
-{
-	if (items != a->last_items) {
-		a->last_items = items;
-		a->last_regs = (items + a->N - 1) / a->N;
-	}
-	return a->last_regs;
-}
-
 void pte_wt_begin(struct pte_wt *a, uint64_t S)
 {
 	uint64_t carry_words = a->carry_words, cs = a->carry_stall;
 
-	wt_log(a, PTE_WOP_BEGIN, 0, 0, S);
+	pte_wt_log(a, PTE_WOP_BEGIN, 0, 0, S);
 	a->S = S;
 	a->placed = carry_words; /* the words carried in, placed again */
 	a->stall = a->idle = 0;
 	a->carry_stall = 0;
 	if (cs)
 		pte_stall_into(cs, a->S, &a->placed, &a->stall, &a->carry_stall, &a->t_stall);
-	wt_used(a);
-}
-
-void pte_wt_frames(struct pte_wt *a, uint32_t items, uint64_t k)
-{
-	if (items == 0)
-		items = 1;
-	if (!k)
-		return;
-	wt_log(a, PTE_WOP_FRAMES, items, k, 0);
-	a->pend += k * wt_regions(a, items);
-	a->t_frames += k;
-	a->t_items += k * items;
-	wt_used(a);
+	pte_wt_reuse(a);
 }
 
 void pte_wt_frames_apart(struct pte_wt *a, uint32_t items, uint64_t k, uint64_t idle)
@@ -131,11 +69,11 @@ void pte_wt_frames_apart(struct pte_wt *a, uint32_t items, uint64_t k, uint64_t 
 	if (items == 0)
 		items = 1;
 	pte_wt_flush(a);
-	wt_log(a, PTE_WOP_APART, items, k, idle);
+	pte_wt_log(a, PTE_WOP_APART, items, k, idle);
 	if (k) {
-		uint64_t rf = wt_regions(a, items);
-		a->placed += (k - 1) * wt_div(a, rf + a->R - 1) + wt_div(a, rf);
-		a->cur_r = wt_mod(a, rf);
+		uint64_t rf = pte_wt_regions(a, items);
+		a->placed += (k - 1) * pte_wt_div(a, rf + a->R - 1) + pte_wt_div(a, rf);
+		a->cur_r = pte_wt_mod(a, rf);
 		a->t_frames += k;
 		a->t_items += k * items;
 	}
@@ -143,42 +81,53 @@ void pte_wt_frames_apart(struct pte_wt *a, uint32_t items, uint64_t k, uint64_t 
 	uint64_t i = idle < room ? idle : room;
 	a->idle += i;
 	a->placed += i;
-	wt_used(a);
+	pte_wt_reuse(a);
 }
 
 void pte_wt_flush(struct pte_wt *a)
 {
 	if (!a->pend && !a->cur_r)
 		return;
-	wt_log(a, PTE_WOP_FLUSH, 0, 0, 0);
-	a->placed += wt_div(a, a->cur_r + a->pend + a->R - 1);
+	pte_wt_log(a, PTE_WOP_FLUSH, 0, 0, 0);
+	a->placed += pte_wt_div(a, a->cur_r + a->pend + a->R - 1);
 	a->cur_r = a->pend = 0;
 	a->used = a->placed;
 }
 
+/* Stall or idle cycles right after the same: one entry (the builder's
+ * room for them is the same for the sum). */
+static void wt_log_cycles(struct pte_wt *a, uint8_t op, uint64_t n)
+{
+	struct pte_wop *l = a->nlog ? &a->log[a->nlog - 1] : NULL;
+	if (l && l->op == op)
+		l->n += n;
+	else
+		pte_wt_log(a, op, 0, 0, n);
+}
+
 void pte_wt_stall(struct pte_wt *a, uint64_t n)
 {
-	wt_log(a, PTE_WOP_STALL, 0, 0, n);
-	wt_settle(a);
+	wt_log_cycles(a, PTE_WOP_STALL, n);
+	pte_wt_settle(a);
 	pte_stall_into(n, a->S, &a->placed, &a->stall, &a->carry_stall, &a->t_stall);
-	wt_used(a);
+	pte_wt_reuse(a);
 }
 
 void pte_wt_idle(struct pte_wt *a, uint64_t n)
 {
-	wt_log(a, PTE_WOP_IDLE, 0, 0, n);
-	wt_settle(a);
+	wt_log_cycles(a, PTE_WOP_IDLE, n);
+	pte_wt_settle(a);
 	uint64_t room = a->placed < a->S ? a->S - a->placed : 0;
 	uint64_t k = n < room ? n : room;
 	a->idle += k;
 	a->placed += k;
-	wt_used(a);
+	pte_wt_reuse(a);
 }
 
 void pte_wt_close(struct pte_wt *a)
 {
 	pte_wt_flush(a);
-	wt_log(a, PTE_WOP_CLOSE, 0, 0, 0);
+	pte_wt_log(a, PTE_WOP_CLOSE, 0, 0, 0);
 	if (a->placed < a->S) {
 		a->idle += a->S - a->placed;
 		a->placed = a->S;
