@@ -139,6 +139,15 @@ struct req_cache {
 	struct cpl_run cr[MAX_RUNS_PER_ENT];
 };
 
+/* write_bulk(): a write request of a size, by its size. */
+#define WRITE_SIZES 16
+struct write_size {
+	uint32_t size;             /* 0: empty */
+	uint32_t q, rem, it_q, it_r;
+	uint64_t regs;
+	double Lq, Lr;
+};
+
 /* The PTC: its input buffer and the resources reads hold. */
 struct ptc {
 	struct reqq in;            /* input buffer */
@@ -156,6 +165,7 @@ struct ptc {
 	struct split_cache ur;
 	struct need_cache need[NEED_CACHE];
 	struct req_cache req[REQ_CACHE];
+	struct write_size wsz[WRITE_SIZES];
 };
 
 /* The storage FIFO emptying towards the DMA ports within a slice. */
@@ -322,6 +332,13 @@ static inline uint64_t pte_min64(uint64_t a, uint64_t b)
 	return a < b ? a : b;
 }
 
+/* ceil(v) of a time v >= 0 (without the library call). */
+static inline int64_t pte_ceil(double v)
+{
+	int64_t i = (int64_t)v;
+	return i + ((double)i < v);
+}
+
 /* MFB items of a frame of that many bytes. */
 static inline uint32_t pte_items(const struct ep *e, uint32_t bytes)
 {
@@ -430,7 +447,10 @@ int pte_link_wait(struct ep *e, int64_t now, uint64_t *wait);
 /* k TLPs of `bytes` (header included) leave upstream from `now` on. */
 void pte_link_send(struct ep *e, int64_t now, uint32_t bytes, uint64_t k);
 /* Upstream backlog beyond the Hard IP's buffer at `now`? */
-int pte_link_full(const struct ep *e, int64_t now);
+static inline int pte_link_full(const struct ep *e, int64_t now)
+{
+	return e->link.up_t - (double)now > e->link.up_buf;
+}
 
 /* ---- feeding the model (emit.c) ---------------------------------------------------- */
 

@@ -247,7 +247,7 @@ static uint64_t rc_through(struct ep *e, struct ent *x, struct cpl_run *cr,
 		}
 		if (k == m || !cr->count)
 			break;
-		r = (uint64_t)((int64_t)ceil(*lt + L) - (int64_t)fw - T0);
+		r = (uint64_t)(pte_ceil(*lt + L) - (int64_t)fw - T0);
 		if (r <= *t || r > until || r + fw > S)
 			break;
 	}
@@ -279,7 +279,7 @@ static uint64_t rc_apart(struct ep *e, struct ent *x, struct cpl_run *cr,
 	struct pulses q = { 0 };
 
 	while (cr->count && !*err) {
-		uint64_t rel = (uint64_t)((int64_t)ceil(lt + L) - (int64_t)fw - T0);
+		uint64_t rel = (uint64_t)(pte_ceil(lt + L) - (int64_t)fw - T0);
 		if (rel <= t || rel > until || rel + fw > S)
 			break;
 		uint64_t m = e->stl.since <= rel && pte_push_through_ok(e, rel + fw)
@@ -345,7 +345,7 @@ int pte_rc_step(struct ep *e, int64_t T0, uint64_t S, int rq_active)
 	uint64_t fw = z->fw;
 	double L = z->L;
 	double lt0 = e->link.dn_t > (double)x->t_arr ? e->link.dn_t : (double)x->t_arr;
-	int64_t start = (int64_t)ceil(lt0 + L) - (int64_t)fw;
+	int64_t start = pte_ceil(lt0 + L) - (int64_t)fw;
 	if (start > now) {
 		int rc = 0;
 		if (L >= (double)fw + 1.0 &&

@@ -41,11 +41,6 @@ static double tx_buffer(const struct ep *e)
 	return e->link.up_buf;
 }
 
-int pte_link_full(const struct ep *e, int64_t now)
-{
-	return e->link.up_t - (double)now > tx_buffer(e);
-}
-
 /* Cycles until the backlog has drained to half the buffer (at least 1). */
 static uint64_t to_half(double backlog, double buf)
 {

@@ -57,8 +57,10 @@ static inline unsigned pte_rng_pick_fast(struct rng *r, const struct pte_pick *k
 {
 	uint64_t x = pte_rng_next(r) >> 11;
 	unsigned i = 0;
-	while (i + 1 < k->n && x >= k->thr[i])
-		i++;
+	/* the thresholds rise: the index is how many x reaches, counted
+	 * without a branch that depends on the draw */
+	for (unsigned j = 0; j + 1 < k->n; j++)
+		i += x >= k->thr[j];
 	return i;
 }
 

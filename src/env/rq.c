@@ -174,17 +174,37 @@ static void write_request(struct ep *e, struct req *r, int64_t now)
  * (back to back, frames are placed the same in any order).  Returns the
  * requests sent (0: the first one crosses a boundary).
  */
+/* What a write request of a size that crosses no 4 KiB boundary takes:
+ * its MPS-sized TLPs and the rest, their items, RQ regions and link time
+ * (sizes repeat: remembered by size). */
+static const struct write_size *write_size(struct ep *e, uint32_t size)
+{
+	struct write_size *z = &e->ptc.wsz[(size / 4u) % WRITE_SIZES];
+
+	if (z->size == size)
+		return z;
+	const uint32_t mps = e->info.mps, hdr = e->info.rq_header_bytes;
+	const uint64_t N = e->rq.N;
+	const double fr = (double)e->info.tlp_framing_bytes, Bpc = e->link.up_Bpc;
+	z->size = size;
+	z->q = size >> e->link.mps_log2;
+	z->rem = size & (mps - 1);
+	z->it_q = pte_items(e, mps + hdr);
+	z->it_r = pte_items(e, z->rem + hdr);
+	z->regs = z->q * ((z->it_q + N - 1) / N) + (z->rem ? (z->it_r + N - 1) / N : 0);
+	z->Lq = (double)z->q * ((double)(mps + hdr) + fr) / Bpc;
+	z->Lr = ((double)(z->rem + hdr) + fr) / Bpc;
+	return z;
+}
+
 static uint64_t write_bulk(struct ep *e, int64_t T0, uint64_t S, struct req *r, unsigned max)
 {
 	const uint32_t mps = e->info.mps, hdr = e->info.rq_header_bytes;
-	const uint32_t q = r->size >> e->link.mps_log2, rem = r->size & (mps - 1);
-	const uint32_t it_q = pte_items(e, mps + hdr), it_r = pte_items(e, rem + hdr);
+	const struct write_size *z = write_size(e, r->size);
+	const uint32_t q = z->q, rem = z->rem;
 	const struct pte_wt *b = &e->rq;
-	const uint64_t N = b->N, R = b->R;
-	const uint64_t regs = q * ((it_q + N - 1) / N) + (rem ? (it_r + N - 1) / N : 0);
-	const double fr = (double)e->info.tlp_framing_bytes, Bpc = e->link.up_Bpc;
-	const double Lq = (double)q * ((double)(mps + hdr) + fr) / Bpc;
-	const double Lr = ((double)(rem + hdr) + fr) / Bpc;
+	const uint64_t R = b->R, regs = z->regs;
+	const double Lq = z->Lq, Lr = z->Lr;
 	uint64_t base = b->pend, n = 0;
 	uint64_t trq = pte_wt_used(b);
 	int64_t now = T0 + (int64_t)trq;
@@ -200,15 +220,15 @@ static uint64_t write_bulk(struct ep *e, int64_t T0, uint64_t S, struct req *r, 
 			e->link.up_t = t + Lr;
 		n++;
 		/* the RQ bus after this request's frames */
-		trq = b->placed + (b->cur_r + base + n * regs + R - 1) / R;
+		trq = b->placed + pte_wt_div(b, b->cur_r + base + n * regs + R - 1);
 		now = T0 + (int64_t)trq;
 		if (trq >= S || pte_link_full(e, now))
 			break;
 	}
 	if (!n)
 		return 0;
-	pte_wt_frames(&e->rq, it_q, n * q);
-	pte_wt_frames(&e->rq, it_r, rem ? n : 0);
+	pte_wt_frames(&e->rq, z->it_q, n * q);
+	pte_wt_frames(&e->rq, z->it_r, rem ? n : 0);
 	e->truth.pcie[PTE_RQ].bytes += n * (q * (uint64_t)(mps + hdr) + (rem ? rem + hdr : 0));
 	e->truth.writes += n * (q + (rem ? 1 : 0));
 	e->truth.write_bytes += n * r->size;
@@ -597,33 +617,74 @@ static const struct req_cache *req_need(struct ep *e, const struct req *r)
 	return q->ok ? q : NULL;
 }
 
-/* The whole head request joins group x when all its TLPs would, TLP by
- * TLP (read_tlps): tags, storage FIFO words, header credits, the group's
- * runs and its TLPs.  Returns its TLPs, 0 when it does not fit. */
-static unsigned read_whole(struct ep *e, const struct req *r, struct ent *x, uint64_t tlps)
+/* How many requests of the head run, from the head on, need what the head
+ * needs (req_need), at most max: those at the same place in a 4 KiB page
+ * and in a host completion block, or, while none crosses a 4 KiB
+ * boundary, at the same place in a completion block. */
+static uint64_t alike_from_head(const struct ep *e, const struct req *r, uint64_t max)
+{
+	const uint32_t C = e->host.cpl_bytes;
+	uint64_t k = 1;
+
+	if (max > r->count)
+		max = r->count;
+	if (max <= 1 || r->stride % C)
+		return max ? 1 : 0;
+	if (r->stride % 4096u == 0)
+		return max;
+	while (k < max && ((r->addr + (k - 1) * r->stride) & 4095u) + r->size <= 4096u &&
+	       ((r->addr + k * r->stride) & 4095u) + r->size <= 4096u)
+		k++;
+	return k;
+}
+
+/* Whole requests join group x, as many as would one after the other TLP
+ * by TLP (read_tlps), when they need alike: tags, storage FIFO words,
+ * header credits, the group's runs and its TLPs.  Returns their TLPs and
+ * *m their number; 0 when not even the head fits. */
+static uint64_t read_whole(struct ep *e, const struct req *r, struct ent *x, uint64_t tlps,
+			   uint64_t *m)
 {
 	struct ptc *p = &e->ptc;
 	const struct req_cache *q = r->off ? NULL : req_need(e, r);
 
-	if (!q || tlps + q->ntlp > READS_PER_GROUP ||
-	    p->tags_pool - p->tags_used < p->notready + q->ntlp ||
-	    p->stored + p->reserved + q->w > e->info.stfifo_words ||
-	    (e->info.cpl_headers && p->cplh_used + q->h > e->info.cpl_headers))
+	if (!q)
+		return 0;
+	uint64_t k = (READS_PER_GROUP - tlps) / q->ntlp, lim;
+	lim = (p->tags_pool - p->tags_used - p->notready) / q->ntlp;
+	if (p->tags_pool - p->tags_used < p->notready)
+		lim = 0;
+	if (k > lim)
+		k = lim;
+	lim = p->stored + p->reserved < e->info.stfifo_words
+		      ? (e->info.stfifo_words - p->stored - p->reserved) / q->w
+		      : 0;
+	if (k > lim)
+		k = lim;
+	if (e->info.cpl_headers) {
+		lim = p->cplh_used < e->info.cpl_headers ? (e->info.cpl_headers - p->cplh_used) / q->h : 0;
+		if (k > lim)
+			k = lim;
+	}
+	if (!k || !(k = alike_from_head(e, r, k)))
 		return 0;
 	struct cpl_run run[MAX_RUNS_PER_ENT];
 	unsigned n = x->nrun;
 	memcpy(run, x->run, n * sizeof(*run));
-	for (unsigned i = 0; i < q->ncr; i++)
-		if (!add_run_to(run, &n, &q->cr[i]))
+	for (unsigned i = 0; i < q->ncr; i++) {
+		struct cpl_run c = { q->cr[i].bytes, (uint32_t)(q->cr[i].count * k) };
+		if (!add_run_to(run, &n, &c))
 			return 0;
+	}
 	memcpy(x->run, run, n * sizeof(*run));
 	x->nrun = (uint8_t)n;
-	p->tags_used += q->ntlp;
-	p->cplh_used += q->h;
-	p->reserved += q->w;
-	x->cplh += q->h;
-	x->res_words += q->w;
-	return q->ntlp;
+	p->tags_used += (unsigned)(k * q->ntlp);
+	p->cplh_used += (unsigned)(k * q->h);
+	p->reserved += k * q->w;
+	x->cplh += (uint32_t)(k * q->h);
+	x->res_words += (uint32_t)(k * q->w);
+	*m = k;
+	return k * q->ntlp;
 }
 
 /* TLP by TLP while every resource lasts, as one group (whole requests at
@@ -639,10 +700,13 @@ static uint64_t read_tlps(struct ep *e, struct req *r, struct ent *x, uint32_t c
 	x->cplh = 0;
 	x->res_words = 0;
 	for (;;) {
-		unsigned whole = read_whole(e, r, x, tlps);
+		uint64_t m, whole = read_whole(e, r, x, tlps, &m);
 		if (whole) {
 			tlps += whole;
-			r->off = r->size;
+			r->count -= m - 1;
+			r->addr += (m - 1) * r->stride;
+			p->in.reqs -= m - 1;
+			p->consumed_reqs += m - 1;
 			if (req_consumed(e, r) || tlps >= READS_PER_GROUP)
 				break;
 			continue;
