@@ -4,8 +4,8 @@
  * rng.c    random numbers                queue.c  queues and the heap
  * dma.c    DMA ports (UP, DOWN)          ptc.c    PTC resources, DOWN push
  * rq.c     PTC requests -> RQ TLPs       host.c   host latency, RC stream
- * link.c   the PCIe link                 emit.c   runs -> model batches
- * card.c   the slice engine and the public API (env.h)
+ * link.c   the PCIe link                 emit.c   snapshots -> the model's runs
+ * engine.c the slice engine, the threads card.c   the public API (env.h)
  * (the word builders, scenarios and allocation: env_priv.h)
  *
  * Every function that can fail returns 0 or a negative errno (-ENOMEM);

@@ -7,6 +7,7 @@
  * agg.c       MFB word builder: the words of a slice, folded into a few
  *             runs of identical cycles
  * mvb.c       MVB word builder
+ * wtime.c     the time side of an MFB bus, with the log of its calls
  * alloc.c     allocation, with a failure hook for the tests
  * The card itself (DMA ports, PTC, link, host, the slice engine) is in the
  * rooms listed in card_priv.h.
