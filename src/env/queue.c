@@ -158,9 +158,12 @@ int pte_evq_grow_push(struct evq *q, int64_t t, uint32_t tags, uint32_t cplh)
 int pte_ents_init(struct ents *s, unsigned cap)
 {
 	memset(s, 0, sizeof(*s));
+	s->rcap = 1;
+	while (s->rcap < cap)
+		s->rcap *= 2;
 	s->pool = pte_calloc(cap, sizeof(*s->pool));
 	s->freel = pte_calloc(cap, sizeof(*s->freel));
-	s->heap = pte_calloc(cap, sizeof(*s->heap));
+	s->heap = pte_calloc(s->rcap, sizeof(*s->heap));
 	if (!s->pool || !s->freel || !s->heap)
 		return -ENOMEM;
 	s->cap = cap;
@@ -175,45 +178,4 @@ void pte_ents_fini(struct ents *s)
 	free(s->freel);
 	free(s->heap);
 	memset(s, 0, sizeof(*s));
-}
-
-static int ent_less(const struct ents *s, unsigned a, unsigned b)
-{
-	return s->pool[a].t_arr < s->pool[b].t_arr;
-}
-
-void pte_ents_push(struct ents *s, unsigned i)
-{
-	unsigned k = s->nheap++;
-	s->heap[k] = i;
-	while (k) {
-		unsigned p = (k - 1) / 2;
-		if (!ent_less(s, s->heap[k], s->heap[p]))
-			break;
-		unsigned t = s->heap[k];
-		s->heap[k] = s->heap[p];
-		s->heap[p] = t;
-		k = p;
-	}
-}
-
-unsigned pte_ents_pop(struct ents *s)
-{
-	unsigned top = s->heap[0];
-	s->heap[0] = s->heap[--s->nheap];
-	unsigned k = 0;
-	for (;;) {
-		unsigned l = 2 * k + 1, r = l + 1, m = k;
-		if (l < s->nheap && ent_less(s, s->heap[l], s->heap[m]))
-			m = l;
-		if (r < s->nheap && ent_less(s, s->heap[r], s->heap[m]))
-			m = r;
-		if (m == k)
-			break;
-		unsigned t = s->heap[k];
-		s->heap[k] = s->heap[m];
-		s->heap[m] = t;
-		k = m;
-	}
-	return top;
 }

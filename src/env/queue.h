@@ -7,7 +7,7 @@
  *        of equal completions
  * evq    timed events (tags and header credits coming back, tags reaching
  *        the tag FIFO's read port), in time order
- * ents   the read groups in flight: a pool with a free list and a heap by
+ * ents   the read groups in flight: a pool with a free list and a ring in order of
  *        the time their first completion arrives
  *
  * The ring buffers grow by doubling; a failed growth is -ENOMEM for the
@@ -175,7 +175,10 @@ struct ents {
 	struct ent *pool;
 	unsigned cap;
 	unsigned *freel, nfree;
-	unsigned *heap, nheap;     /* indices into pool, by t_arr */
+	/* indices into pool by t_arr (those of equal t_arr in the order
+	 * they came), a ring of rcap (a power of two) from rhead */
+	unsigned *heap, nheap;
+	unsigned rcap, rhead;
 };
 
 /* cap: the most groups ever in flight (each holds at least one tag). */
@@ -196,11 +199,30 @@ static inline void pte_ents_put(struct ents *s, unsigned i)
 /* The group that arrives first, or NULL. */
 static inline const struct ent *pte_ents_first(const struct ents *s)
 {
-	return s->nheap ? &s->pool[s->heap[0]] : NULL;
+	return s->nheap ? &s->pool[s->heap[s->rhead]] : NULL;
 }
 
-/* Schedule group i by its t_arr; take out the first one. */
-void pte_ents_push(struct ents *s, unsigned i);
-unsigned pte_ents_pop(struct ents *s);
+/* Schedule group i by its t_arr (after those that arrive at the same
+ * time: new groups mostly arrive last, so this is cheap); take out the
+ * first one. */
+static inline void pte_ents_push(struct ents *s, unsigned i)
+{
+	const unsigned m = s->rcap - 1;
+	const int64_t t = s->pool[i].t_arr;
+	unsigned k = s->nheap++;
+	while (k && s->pool[s->heap[(s->rhead + k - 1) & m]].t_arr > t) {
+		s->heap[(s->rhead + k) & m] = s->heap[(s->rhead + k - 1) & m];
+		k--;
+	}
+	s->heap[(s->rhead + k) & m] = i;
+}
+
+static inline unsigned pte_ents_pop(struct ents *s)
+{
+	unsigned top = s->heap[s->rhead];
+	s->rhead = (s->rhead + 1) & (s->rcap - 1);
+	s->nheap--;
+	return top;
+}
 
 #endif
