@@ -500,7 +500,7 @@ static uint64_t lz_next_capture(const ptm_probe *p, uint64_t end)
 }
 
 /* A run-list cursor of one lane group: the runs with a start <= upto
- * become the group's rates (a run alike the one before changes nothing). */
+ * become the group's rates. */
 struct lz_cursor {
 	uint64_t start;
 	unsigned i;
@@ -511,7 +511,10 @@ static void lz_bus_upto(ptm_probe *p, unsigned b, const struct ptm_bus_run *run,
 {
 	while (c->i < n && c->start <= upto) {
 		const struct ptm_bus_in *in = &run[c->i].in;
-		if (!p->lz[b].valid || !same_bus_in(p, &p->lz[b].key, in))
+		/* only the first run may be the inputs the group has (the
+		 * others follow a change; a run alike the one before it gives
+		 * the same rates again) */
+		if (c->i || !p->lz[b].valid || !same_bus_in(p, &p->lz[b].key, in))
 			lz_bus(p, b, in, c->start);
 		c->start += run[c->i++].len;
 	}
