@@ -469,6 +469,7 @@ int pte_card_open_ex(const char *spec, const char *const *overrides, size_t n, i
 	if (c->slice < 16)
 		c->slice = 16;
 	c->em_max = emission_slices(c);
+	c->words_on_ep = c->neps > 1;
 	/* the default progress callback, after the warm-up below */
 	c->snaps = pte_calloc(PTE_JOBS, sizeof(*c->snaps));
 	if (!c->snaps)

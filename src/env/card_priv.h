@@ -247,7 +247,7 @@ struct pte_job {
 
 /* A signal of an endpoint in a snapshot; its runs (and an MFB signal's
  * patterns) are in the snapshot's arena. */
-enum pte_sig_kind { PTE_SIG_MFB, PTE_SIG_MVB, PTE_SIG_BRAKE_UP, PTE_SIG_BRAKE_DOWN, PTE_SIG_TAGS,
+enum pte_sig_kind { PTE_SIG_MFB, PTE_SIG_MFB_RUNS, PTE_SIG_MVB, PTE_SIG_BRAKE_UP, PTE_SIG_BRAKE_DOWN, PTE_SIG_TAGS,
 		    PTE_SIG_STFIFO };
 
 struct pte_snap_sig {
@@ -298,6 +298,8 @@ struct pte_card {
 	uint64_t slice;
 	uint64_t pcie_done, dma_done, mi_done;
 	unsigned em_max;           /* slices per emission */
+	int words_on_ep;           /* the word builders run with their endpoint
+				    * (cards of several endpoints), not with the model */
 	/* emissions: planned (pcie_done and dma_done are their end), and
 	 * given to the model; job j in jobs[j % PTE_JOBS], its snapshots in
 	 * snaps[j % PTE_JOBS][endpoint] */
@@ -456,8 +458,11 @@ static inline int pte_link_full(const struct ep *e, int64_t now)
 
 /* Copy the signals of an endpoint's emission (S PCIe and d DMA cycles,
  * the DMA signals only when d) into a snapshot; the logs of the MFB
- * buses' time sides start over.  0 or -ENOMEM. */
-int pte_snap_take(struct pte_snap *s, struct ep *e, unsigned nports, uint64_t S, uint64_t d);
+ * buses' time sides start over.  words: the word builders take the logs
+ * here (on the endpoint's thread) and the snapshot holds their runs, else
+ * it holds the logs.  0 or -ENOMEM. */
+int pte_snap_take(struct pte_snap *s, struct ep *e, unsigned nports, uint64_t S, uint64_t d,
+		  int words);
 /* The model's side: the word builders of the endpoint take the snapshot's
  * logs and fold the emission's words into runs.  0 or -ENOMEM. */
 int pte_snap_words(struct ep *x, const struct pte_snap *s);

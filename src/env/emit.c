@@ -56,11 +56,24 @@ static int snap_runs(struct pte_snap *s, enum pte_sig_kind kind, unsigned bus, u
 }
 
 /* An MFB bus: the log of its time side (its words are built from it on
- * the model's side, pte_snap_words); the log starts over. */
-static int snap_mfb(struct pte_snap *s, struct pte_wt *a, unsigned bus)
+ * the model's side, pte_snap_words), or with words, the runs its word
+ * builder folds from the log here; the log starts over. */
+static int snap_mfb(struct pte_snap *s, struct pte_wt *a, struct pte_mfb *b, unsigned bus,
+		    int words)
 {
-	int rc = snap_runs(s, PTE_SIG_MFB, bus, a->R, a->log, a->nlog * sizeof(*a->log),
-			   (unsigned)a->nlog, NULL, 0);
+	int rc;
+
+	if (words) {
+		rc = pte_mfb_replay(b, a->log, a->nlog);
+		if (!rc) {
+			pte_mfb_runs(b);
+			rc = snap_runs(s, PTE_SIG_MFB_RUNS, bus, b->R, b->run, b->nrun * sizeof(*b->run),
+				       b->nrun, b->pat, b->npat);
+		}
+	} else {
+		rc = snap_runs(s, PTE_SIG_MFB, bus, a->R, a->log, a->nlog * sizeof(*a->log),
+			       (unsigned)a->nlog, NULL, 0);
+	}
 	a->nlog = 0;
 	return rc;
 }
@@ -77,7 +90,8 @@ static int snap_vals(struct pte_snap *s, enum pte_sig_kind kind, const struct pt
 	return snap_runs(s, kind, 0, 0, v, n * sizeof(*v), n, NULL, 0);
 }
 
-int pte_snap_take(struct pte_snap *s, struct ep *e, unsigned nports, uint64_t S, uint64_t d)
+int pte_snap_take(struct pte_snap *s, struct ep *e, unsigned nports, uint64_t S, uint64_t d,
+		  int words)
 {
 	int rc;
 
@@ -85,7 +99,8 @@ int pte_snap_take(struct pte_snap *s, struct ep *e, unsigned nports, uint64_t S,
 	s->nsig = 0;
 	s->S = S;
 	s->d = d;
-	if ((rc = snap_mfb(s, &e->rq, 0)) || (rc = snap_mfb(s, &e->rc, 1)) ||
+	if ((rc = snap_mfb(s, &e->rq, &e->rqb, 0, words)) ||
+	    (rc = snap_mfb(s, &e->rc, &e->rcb, 1, words)) ||
 	    (rc = snap_vals(s, PTE_SIG_BRAKE_UP, e->brk.a, e->brk.na)) ||
 	    (rc = snap_vals(s, PTE_SIG_BRAKE_DOWN, e->brk.b, e->brk.nb)) ||
 	    (rc = snap_vals(s, PTE_SIG_TAGS, e->tagl.run, e->tagl.nrun)) ||
@@ -93,8 +108,10 @@ int pte_snap_take(struct pte_snap *s, struct ep *e, unsigned nports, uint64_t S,
 		return rc;
 	for (unsigned p = 0; p < nports && d; p++) {
 		struct port *pt = &e->port[p];
-		if ((rc = snap_mfb(s, &pt->up, 2 * p)) || (rc = snap_mvb(s, &pt->upv, 2 * p)) ||
-		    (rc = snap_mfb(s, &pt->down, 2 * p + 1)) || (rc = snap_mvb(s, &pt->downv, 2 * p + 1)))
+		if ((rc = snap_mfb(s, &pt->up, &pt->upb, 2 * p, words)) ||
+		    (rc = snap_mvb(s, &pt->upv, 2 * p)) ||
+		    (rc = snap_mfb(s, &pt->down, &pt->downb, 2 * p + 1, words)) ||
+		    (rc = snap_mvb(s, &pt->downv, 2 * p + 1)))
 			return rc;
 	}
 	return 0;
@@ -159,17 +176,35 @@ static const struct pte_vrun *sig_vruns(const struct pte_snap *s, const struct p
 	return (const struct pte_vrun *)(const void *)(s->arena + g->run);
 }
 
+/* The MFB runs of a snapshot's signal: its word builder's (when the
+ * snapshot holds the log), or the snapshot's own copy. */
+struct mfb_src {
+	unsigned R, n;
+	const struct pte_run *run;
+	const struct pte_pat *pat;
+};
+
+static struct mfb_src mfb_src(struct ep *x, const struct pte_snap *s, unsigned i)
+{
+	const struct pte_snap_sig *g = &s->sig[i];
+	if (g->kind == PTE_SIG_MFB_RUNS)
+		return (struct mfb_src){ g->R, g->n, sig_runs(s, g),
+					 (const struct pte_pat *)(const void *)(s->arena + g->pat) };
+	const struct pte_mfb *b = sig_builder(x, s, i);
+	return (struct mfb_src){ b->R, b->nrun, b->run, b->pat };
+}
+
 /*
- * One bus's runs for the model: the MFB words (from its word builder)
- * and, on the DMA side, the MVB signal's, merged where either changes
- * (the two halves of the bus are counted apart, their runs cut each
- * other).  Appended to the scratch list; their number.
+ * One bus's runs for the model: the MFB words and, on the DMA side, the
+ * MVB signal's, merged where either changes (the two halves of the bus
+ * are counted apart, their runs cut each other).  Appended to the scratch
+ * list; their number.
  */
-static unsigned bus_runs(struct pte_card *c, const struct pte_mfb *b, const struct pte_snap *s,
+static unsigned bus_runs(struct pte_card *c, struct mfb_src f, const struct pte_snap *s,
 			 const struct pte_snap_sig *mvb, uint64_t n, int *err)
 {
-	const struct pte_run *fr = b->run, *vr = mvb ? sig_runs(s, mvb) : NULL;
-	unsigned fi = 0, vi = 0, k = 0, nf = b->nrun;
+	const struct pte_run *fr = f.run, *vr = mvb ? sig_runs(s, mvb) : NULL;
+	unsigned fi = 0, vi = 0, k = 0, nf = f.n;
 	uint64_t fl = nf ? fr[0].len : n, vl = mvb && mvb->n ? vr[0].len : n;
 	struct ptm_bus_in in;
 
@@ -179,7 +214,7 @@ static unsigned bus_runs(struct pte_card *c, const struct pte_mfb *b, const stru
 	}
 	memset(&in, 0, sizeof(in));
 	if (nf)
-		pte_mfb_apply(b, &fr[0], &in);
+		pte_mfb_apply_pat(f.R, f.pat, &fr[0], &in);
 	if (mvb && mvb->n)
 		pte_mvb_apply(NULL, &vr[0], &in);
 	for (uint64_t o = 0; o < n;) {
@@ -192,7 +227,7 @@ static unsigned bus_runs(struct pte_card *c, const struct pte_mfb *b, const stru
 		vl -= len;
 		if (!fl && fi + 1 < nf) {
 			fl = fr[++fi].len;
-			pte_mfb_apply(b, &fr[fi], &in);
+			pte_mfb_apply_pat(f.R, f.pat, &fr[fi], &in);
 		}
 		if (mvb && !vl && vi + 1 < mvb->n) {
 			vl = vr[++vi].len;
@@ -251,7 +286,7 @@ static int emit_pcie(struct pte_card *c, unsigned ep, const struct pte_snap *s)
 
 	c->nruns = 0;
 	for (unsigned b = 0; b < 2; b++)
-		r.nbus[b] = bus_runs(c, b ? &x->rcb : &x->rqb, s, NULL, s->S, &err);
+		r.nbus[b] = bus_runs(c, mfb_src(x, s, b), s, NULL, s->S, &err);
 	if (err)
 		return err;
 	r.bus[0] = c->runs;
@@ -288,7 +323,7 @@ static int emit_dma(struct pte_card *c, struct pte_snap *const *snap, uint64_t d
 		for (unsigned i = 6; i + 1 < s->nsig; i += 2) {
 			unsigned b = e * 2 * c->nports + s->sig[i].bus;
 			off[b] = c->nruns;
-			nr[b] = bus_runs(c, sig_builder(&c->ep[e], s, i), s, &s->sig[i + 1], d, &err);
+			nr[b] = bus_runs(c, mfb_src(&c->ep[e], s, i), s, &s->sig[i + 1], d, &err);
 			if (err)
 				return err;
 		}

@@ -126,7 +126,8 @@ static void dma_slice(struct ep *e, unsigned nports, const struct pte_slice *sl)
 
 /* One endpoint runs a job: its slices, the runs of the emission, the
  * snapshot for the model. */
-static int ep_job(struct ep *e, unsigned nports, const struct pte_job *j, struct pte_snap *snap)
+static int ep_job(struct ep *e, unsigned nports, const struct pte_job *j, struct pte_snap *snap,
+		  int words)
 {
 	int rc = 0;
 
@@ -142,7 +143,8 @@ static int ep_job(struct ep *e, unsigned nports, const struct pte_job *j, struct
 	}
 	if (!rc) {
 		/* the MFB buses' words are built from their logs on the
-		 * model's side (collect) */
+		 * model's side (collect), or here for a card of several
+		 * endpoints (whose model has more to do) */
 		pte_lvl_runs(&e->tagl);
 		pte_lvl_runs(&e->stl);
 		pte_brake_runs(e, j->S);
@@ -150,7 +152,7 @@ static int ep_job(struct ep *e, unsigned nports, const struct pte_job *j, struct
 			pte_mvb_runs(&e->port[p].upv);
 			pte_mvb_runs(&e->port[p].downv);
 		}
-		rc = pte_snap_take(snap, e, nports, j->S, j->d);
+		rc = pte_snap_take(snap, e, nports, j->S, j->d, words);
 	}
 	snap->err = rc;
 	return rc;
@@ -266,7 +268,8 @@ static void *worker(void *arg)
 
 	while (wait_work(w, e)) {
 		uint64_t j = atomic_load(&w->finished[e]);
-		ep_job(&c->ep[e], c->nports, &c->jobs[j % PTE_JOBS], &c->snaps[j % PTE_JOBS][e]);
+		ep_job(&c->ep[e], c->nports, &c->jobs[j % PTE_JOBS], &c->snaps[j % PTE_JOBS][e],
+		       c->words_on_ep);
 		atomic_store(&w->finished[e], j + 1);
 		if (atomic_load(&w->sleeping) && j + 1 >= atomic_load(&w->want))
 			wake(w);
@@ -297,7 +300,8 @@ static void dispatch(struct pte_card *c, int here)
 	if (w->n && !here)
 		return;
 	for (unsigned e = 0; e < c->neps; e++)
-		ep_job(&c->ep[e], c->nports, &c->jobs[j % PTE_JOBS], &c->snaps[j % PTE_JOBS][e]);
+		ep_job(&c->ep[e], c->nports, &c->jobs[j % PTE_JOBS], &c->snaps[j % PTE_JOBS][e],
+		       c->words_on_ep);
 	/* the threads are idle (every job before was collected): they go on
 	 * after this one */
 	for (unsigned e = 0; e < w->n; e++)
