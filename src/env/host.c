@@ -282,8 +282,14 @@ static uint64_t rc_apart(struct ep *e, struct ent *x, struct cpl_run *cr,
 		uint64_t rel = (uint64_t)(pte_ceil(lt + L) - (int64_t)fw - T0);
 		if (rel <= t || rel > until || rel + fw > S)
 			break;
+		/* at most the completions that can start by until and the end
+		 * of the slice, one every L cycles */
+		uint64_t lim = (until < S - fw ? until : S - fw) - rel;
+		uint64_t most = (uint64_t)((double)lim / L) + 1;
+		if (most > cr->count)
+			most = cr->count;
 		uint64_t m = e->stl.since <= rel && pte_push_through_ok(e, rel + fw)
-				     ? pte_push_through_room(e, x->port, z->bytes, cr->count)
+				     ? pte_push_through_room(e, x->port, z->bytes, most)
 				     : 0;
 		if (m) {
 			pulses_flush(e, &q, fw);
