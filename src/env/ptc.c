@@ -188,20 +188,38 @@ static void port_capacity(struct ep *e, struct port *pt, unsigned port)
  * port take when they are near full: what the DMA side takes in the next
  * slice decides (below the FIFO sizes it never does).  0 sets the hold.
  */
+/* What the FIFOs of the port hold: words, regions, headers. */
+struct fifo_fill {
+	uint64_t w, r, h;
+};
+
+/* The capacities of the port's FIFOs holding f for completions of w words
+ * and reg regions: their own sizes and what the DMA side takes in the next
+ * slice, in frames by data (at the mean regions per frame of what they
+ * hold) and by headers. */
+static void fifo_caps(struct ep *e, struct port *pt, unsigned port, uint64_t w, uint64_t reg,
+		      struct fifo_fill f, uint64_t *capw, uint64_t *caph)
+{
+	port_capacity(e, pt, port);
+	uint64_t frames = f.h && f.r ? pt->cap_reg * f.h / f.r : pt->cap_reg / (reg ? reg : 1);
+	if (frames > pt->cap_hdr)
+		frames = pt->cap_hdr;
+	uint64_t fw = f.h ? frames * f.w / f.h : frames * w;
+	uint64_t drain = pt->cap_words < fw ? pt->cap_words : fw;
+	*capw = e->cfg->down_fifo_words + drain;
+	*caph = e->cfg->down_fifo_headers + frames;
+}
+
+static inline struct fifo_fill fifo_now(const struct port *pt)
+{
+	return (struct fifo_fill){ pt->af_words, pt->af_regions, pt->af_hdrs };
+}
+
 static uint64_t fifo_room(struct ep *e, struct port *pt, unsigned port, uint64_t k, uint64_t w,
 			  uint64_t reg, uint64_t t)
 {
-	port_capacity(e, pt, port);
-	/* frames the next slice takes: by data (at the mean regions per frame
-	 * of what the FIFO holds) and by headers */
-	uint64_t frames = pt->af_hdrs && pt->af_regions ? pt->cap_reg * pt->af_hdrs / pt->af_regions
-							: pt->cap_reg / (reg ? reg : 1);
-	if (frames > pt->cap_hdr)
-		frames = pt->cap_hdr;
-	uint64_t fw = pt->af_hdrs ? frames * pt->af_words / pt->af_hdrs : frames * w;
-	uint64_t drain = pt->cap_words < fw ? pt->cap_words : fw;
-	uint64_t capw = e->cfg->down_fifo_words + drain;
-	uint64_t caph = e->cfg->down_fifo_headers + frames;
+	uint64_t capw, caph;
+	fifo_caps(e, pt, port, w, reg, fifo_now(pt), &capw, &caph);
 	uint64_t roomw = capw > pt->af_words ? capw - pt->af_words : 0;
 	uint64_t roomh = caph > pt->af_hdrs ? caph - pt->af_hdrs : 0;
 	if (k > roomw / w)
@@ -222,15 +240,8 @@ static int fifo_takes_one(struct ep *e, struct port *pt, unsigned port, uint64_t
 	if (pt->af_words + w <= e->cfg->down_fifo_words &&
 	    pt->af_hdrs + 1 <= e->cfg->down_fifo_headers)
 		return 1;
-	port_capacity(e, pt, port);
-	uint64_t frames = pt->af_hdrs && pt->af_regions ? pt->cap_reg * pt->af_hdrs / pt->af_regions
-							: pt->cap_reg / (reg ? reg : 1);
-	if (frames > pt->cap_hdr)
-		frames = pt->cap_hdr;
-	uint64_t fw = pt->af_hdrs ? frames * pt->af_words / pt->af_hdrs : frames * w;
-	uint64_t drain = pt->cap_words < fw ? pt->cap_words : fw;
-	uint64_t capw = e->cfg->down_fifo_words + drain;
-	uint64_t caph = e->cfg->down_fifo_headers + frames;
+	uint64_t capw, caph;
+	fifo_caps(e, pt, port, w, reg, fifo_now(pt), &capw, &caph);
 	return pt->af_words + w <= capw && pt->af_hdrs + 1 <= caph;
 }
 
@@ -338,33 +349,25 @@ uint64_t pte_push_through_room(struct ep *e, unsigned port, uint32_t bytes, uint
 	const struct size_cache *z = size_of(e, bytes);
 	const uint64_t w = z->w, reg = z->reg;
 	const uint64_t dfw = e->cfg->down_fifo_words, dfh = e->cfg->down_fifo_headers;
-	uint64_t aw = pt->af_words, ar = pt->af_regions, ah = pt->af_hdrs, k = 0;
+	struct fifo_fill f = fifo_now(pt);
+	uint64_t k = 0;
 
 	/* below the FIFOs' own sizes at once; beyond them as fifo_room says,
 	 * one completion after the other */
-	if (aw < dfw && ah < dfh) {
-		k = (dfw - aw) / w;
-		if (k > dfh - ah)
-			k = dfh - ah;
+	if (f.w < dfw && f.h < dfh) {
+		k = (dfw - f.w) / w;
+		if (k > dfh - f.h)
+			k = dfh - f.h;
 		if (k > max)
 			k = max;
-		aw += k * w;
-		ar += k * reg;
-		ah += k;
+		f = (struct fifo_fill){ f.w + k * w, f.r + k * reg, f.h + k };
 	}
-	if (k < max)
-		port_capacity(e, pt, port);
 	for (; k < max; k++) {
-		uint64_t frames = ah && ar ? pt->cap_reg * ah / ar : pt->cap_reg / (reg ? reg : 1);
-		if (frames > pt->cap_hdr)
-			frames = pt->cap_hdr;
-		uint64_t fw = ah ? frames * aw / ah : frames * w;
-		uint64_t drain = pt->cap_words < fw ? pt->cap_words : fw;
-		if (aw + w > dfw + drain || ah + 1 > dfh + frames)
+		uint64_t capw, caph;
+		fifo_caps(e, pt, port, w, reg, f, &capw, &caph);
+		if (f.w + w > capw || f.h + 1 > caph)
 			break;
-		aw += w;
-		ar += reg;
-		ah++;
+		f = (struct fifo_fill){ f.w + w, f.r + reg, f.h + 1 };
 	}
 	return k;
 }

@@ -50,6 +50,15 @@ void pte_wt_grow(struct pte_wt *a)
 	a->cap = cap;
 }
 
+/* n idle cycles, as many as fit in the slice (as pte_mfb_idle). */
+static void wt_idle_clip(struct pte_wt *a, uint64_t n)
+{
+	uint64_t room = a->placed < a->S ? a->S - a->placed : 0;
+	uint64_t k = n < room ? n : room;
+	a->idle += k;
+	a->placed += k;
+}
+
 void pte_wt_begin(struct pte_wt *a, uint64_t S)
 {
 	uint64_t carry_words = a->carry_words, cs = a->carry_stall;
@@ -77,10 +86,7 @@ void pte_wt_frames_apart(struct pte_wt *a, uint32_t items, uint64_t k, uint64_t 
 		a->t_frames += k;
 		a->t_items += k * items;
 	}
-	uint64_t room = a->placed < a->S ? a->S - a->placed : 0;
-	uint64_t i = idle < room ? idle : room;
-	a->idle += i;
-	a->placed += i;
+	wt_idle_clip(a, idle);
 	pte_wt_reuse(a);
 }
 
@@ -117,10 +123,7 @@ void pte_wt_idle(struct pte_wt *a, uint64_t n)
 {
 	wt_log_cycles(a, PTE_WOP_IDLE, n);
 	pte_wt_settle(a);
-	uint64_t room = a->placed < a->S ? a->S - a->placed : 0;
-	uint64_t k = n < room ? n : room;
-	a->idle += k;
-	a->placed += k;
+	wt_idle_clip(a, n);
 	pte_wt_reuse(a);
 }
 

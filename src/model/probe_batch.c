@@ -443,10 +443,10 @@ static int lz_run(ptm_probe *p, uint64_t n)
 	return events;
 }
 
-/* The whole batch in the batch representation; 0 when not applicable
- * (a reset, a settling synchroniser, the plain path). */
-ALWAYS_INLINE uint64_t lz_batch(ptm_probe *p, const struct ptm_bus_in *bus, uint32_t brake1,
-				uint32_t brake, uint64_t n)
+/* A batch in the batch representation begins (its first edge is no reset
+ * edge; *was_rst: the last one was); 0 when the representation does not
+ * apply now (a reset, a settling synchroniser, the plain path). */
+static inline int lz_begin(ptm_probe *p, int *was_rst)
 {
 	const unsigned fl = p->flag_lvl;
 	if (((unsigned)p->rsync | p->mi_rst | p->slow | (p->fq1 ^ fl) | (p->fq2 ^ fl) |
@@ -454,9 +454,20 @@ ALWAYS_INLINE uint64_t lz_batch(ptm_probe *p, const struct ptm_bus_in *bus, uint
 		return 0;
 	if (!p->lazy && !lz_enter(p))
 		return 0;
-	int was_rst = p->rst_in; /* or: an edge did more than count */
+	*was_rst = p->rst_in;
 	p->rst_in = 0;
 	p->reset_held = 0;
+	return 1;
+}
+
+/* The whole batch in the batch representation; 0 when not applicable
+ * (a reset, a settling synchroniser, the plain path). */
+ALWAYS_INLINE uint64_t lz_batch(ptm_probe *p, const struct ptm_bus_in *bus, uint32_t brake1,
+				uint32_t brake, uint64_t n)
+{
+	int was_rst; /* or: an edge did more than count */
+	if (!lz_begin(p, &was_rst))
+		return 0;
 	const uint64_t t0 = p->tau;
 	const unsigned nb = p->g.buses;
 	for (unsigned b = 0; b < nb; b++)
@@ -535,15 +546,10 @@ static void lz_global_upto(ptm_probe *p, const struct ptm_val_run *run, unsigned
 int ptm_probe_clk_runs(ptm_probe *p, const struct ptm_bus_run *const *bus, const unsigned *nruns,
 		       const struct ptm_val_run *brake, unsigned nbrake, uint64_t n)
 {
-	const unsigned fl = p->flag_lvl, nb = p->g.buses;
-	if (!n || ((unsigned)p->rsync | p->mi_rst | p->slow | (p->fq1 ^ fl) | (p->fq2 ^ fl) |
-		   (p->freg ^ fl)) != 0)
+	const unsigned nb = p->g.buses;
+	int events; /* or: an edge did more than count */
+	if (!n || !lz_begin(p, &events))
 		return 0;
-	if (!p->lazy && !lz_enter(p))
-		return 0;
-	int events = p->rst_in; /* or: an edge did more than count */
-	p->rst_in = 0;
-	p->reset_held = 0;
 	const uint64_t end = p->tau + n;
 	struct lz_cursor cur[PTM_MAX_PROBE_BUSES + 1];
 	for (unsigned b = 0; b <= nb; b++)
