@@ -756,7 +756,7 @@ static int read_group(struct ep *e, int64_t T0, uint64_t trq, int64_t now, struc
 	if (!k && !first->ncr) {
 		/* the group need was known without it (group_need_uni) */
 		uint64_t a;
-		tlp_chunk(r, e->info.mrrs, &a);
+		chunk = tlp_chunk(r, e->info.mrrs, &a);
 		read_need(e, a, chunk, first);
 	}
 	uint64_t tlps;
@@ -811,11 +811,12 @@ int pte_rq_step(struct ep *e, int64_t T0, uint64_t S)
 			write_burst(e, T0, S, r, now);
 		return 0;
 	}
-	uint64_t a;
-	uint32_t chunk = tlp_chunk(r, e->info.mrrs, &a);
+	uint32_t chunk = 0;
 	struct tlp_need first;
 	const struct group_cache *g = group_need_uni(e, r);
 	if (!g) {
+		uint64_t a;
+		chunk = tlp_chunk(r, e->info.mrrs, &a);
 		read_need(e, a, chunk, &first);
 		g = group_need(e, r, &first);
 	} else {
