@@ -284,6 +284,7 @@ struct pte_workers {
 	_Atomic int sleeping;       /* threads waiting on a condition */
 	_Atomic uint64_t want;      /* the caller sleeps until every endpoint
 				     * has finished this many jobs */
+	unsigned spins;            /* a waiting thread gives way this often first */
 	struct pte_worker_arg {
 		struct pte_card *c;
 		unsigned e;

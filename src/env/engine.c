@@ -20,8 +20,10 @@
  * the same order either way.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "env/card_priv.h"
 
@@ -189,18 +191,20 @@ static void plan(struct pte_card *c, uint64_t target, struct pte_job *j)
 
 /* ---- the handshake with the endpoint threads --------------------------------------- */
 
-/* Spins of a thread that waits before it sleeps (about a microsecond: a
- * spinning thread takes from the other on a shared core), and
- * jobs the caller waits for at once when it must sleep: one hand-over
- * through the kernel per few emissions, not per emission. */
-#define SPINS 50
+/* A thread that waits gives way (sched_yield) this often before it sleeps:
+ * a few milliseconds.  On a machine with a CPU to spare the wait returns
+ * at once when the other side is done (a sleeping thread of a virtual
+ * machine wakes tens of microseconds later, longer than an emission takes
+ * at real time); on a busy one the others run meanwhile (a spin with
+ * PAUSE would take their time, fatally for a thread that waits for one
+ * on the same CPU).  The caller waits for a few jobs at once when it must
+ * sleep: one hand-over through the kernel per few emissions. */
+#define SPINS 5000
 #define WAIT_BATCH 4
 
-static inline void cpu_relax(void)
+static inline void give_way(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#endif
+	sched_yield();
 }
 
 /* Wake the sleepers: both conditions (work for the endpoints, finished
@@ -216,12 +220,12 @@ static void wake(struct pte_workers *w)
 /* Endpoint e's next job is published (1), or the threads stop (0). */
 static int wait_work(struct pte_workers *w, unsigned e)
 {
-	for (unsigned i = 0; i < SPINS; i++) {
+	for (unsigned i = 0; i < w->spins; i++) {
 		if (atomic_load(&w->stop))
 			return 0;
 		if (atomic_load(&w->published) > atomic_load(&w->finished[e]))
 			return 1;
-		cpu_relax();
+		give_way();
 	}
 	pthread_mutex_lock(&w->mu);
 	atomic_fetch_add(&w->sleeping, 1);
@@ -245,10 +249,10 @@ static int all_finished(struct pte_workers *w, uint64_t k)
  * until they have finished `upto` jobs (up to WAIT_BATCH more). */
 static void wait_done(struct pte_workers *w, uint64_t j, uint64_t upto)
 {
-	for (unsigned i = 0; i < SPINS; i++) {
+	for (unsigned i = 0; i < w->spins; i++) {
 		if (all_finished(w, j + 1))
 			return;
-		cpu_relax();
+		give_way();
 	}
 	pthread_mutex_lock(&w->mu);
 	atomic_store(&w->want, upto);
@@ -397,6 +401,7 @@ int pte_engine_threads(struct pte_card *c, int on)
 		return 0;
 	}
 	memset(w, 0, sizeof(*w));
+	w->spins = SPINS;
 	atomic_store(&w->published, c->planned);
 	for (unsigned e = 0; e < c->neps; e++)
 		atomic_store(&w->finished[e], c->planned);
