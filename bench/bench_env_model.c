@@ -4,7 +4,8 @@
  *
  * For every preset (and the default `sim` load) the card runs for a while
  * with its calls into the model recorded (the program is linked with
- * --wrap for every ptm_ edge call, see CMakeLists.txt); a reader takes a
+ * --wrap for every ptm_ edge, batch and runs call, see CMakeLists.txt;
+ * the batches a runs call makes itself are its own); a reader takes a
  * reading every READ_PERIOD simulated seconds (SNAPSHOT, STATUS polls, the
  * whole counter window) like a live view would.  Then the recording is
  * replayed on a fresh model with the same generics, which is the model's
@@ -43,6 +44,14 @@ void __real_ptm_dma_edge(ptm_model *m, int rst, const struct ptm_bus_in *bus);
 void __real_ptm_dma_edges(ptm_model *m, int rst, const struct ptm_bus_in *bus, uint64_t n);
 void __real_ptm_mi_edge(ptm_model *m, const struct ptm_mi_in *in, struct ptm_mi_out *out);
 void __real_ptm_mi_idle_edges(ptm_model *m, int rst, uint64_t n);
+void __real_ptm_pcie_runs(ptm_model *m, unsigned ep, const struct ptm_pcie_in *in,
+			  const struct ptm_pcie_runs *r, uint64_t n);
+void __real_ptm_dma_runs(ptm_model *m, int rst, const struct ptm_bus_run *const *bus,
+			 const unsigned *nruns, uint64_t n);
+void __wrap_ptm_pcie_runs(ptm_model *m, unsigned ep, const struct ptm_pcie_in *in,
+			  const struct ptm_pcie_runs *r, uint64_t n);
+void __wrap_ptm_dma_runs(ptm_model *m, int rst, const struct ptm_bus_run *const *bus,
+			 const unsigned *nruns, uint64_t n);
 int __real_ptm_model_new(const struct ptm_generics *g, ptm_model **out, char *msg, size_t msglen);
 int __wrap_ptm_model_new(const struct ptm_generics *g, ptm_model **out, char *msg, size_t msglen);
 void __wrap_ptm_pcie_edge(ptm_model *m, unsigned ep, const struct ptm_pcie_in *in);
@@ -52,7 +61,7 @@ void __wrap_ptm_dma_edges(ptm_model *m, int rst, const struct ptm_bus_in *bus, u
 void __wrap_ptm_mi_edge(ptm_model *m, const struct ptm_mi_in *in, struct ptm_mi_out *out);
 void __wrap_ptm_mi_idle_edges(ptm_model *m, int rst, uint64_t n);
 
-enum op { OP_PCIE, OP_DMA, OP_MI, OP_MI_IDLE };
+enum op { OP_PCIE, OP_DMA, OP_MI, OP_MI_IDLE, OP_PCIE_RUNS, OP_DMA_RUNS };
 
 /* One recorded call: n edges (n = 0: a single-edge call); the inputs are
  * at `in` in the pool. */
@@ -77,6 +86,8 @@ static struct {
 	size_t open; /* records of pte_card_open() (power-up, warm-up) */
 	unsigned char *pool;
 	size_t npool, cappool;
+	int inner;   /* inside a runs call: its own batches are not calls of the card */
+	unsigned dma_buses;
 } R;
 
 static void *grow(void *p, size_t *cap, size_t need, size_t size)
@@ -106,7 +117,7 @@ static uint32_t keep(const void *in, size_t len)
 
 static void rec(ptm_model *m, int op, unsigned arg, const void *in, size_t len, uint64_t n)
 {
-	if (m != R.m)
+	if (m != R.m || R.inner)
 		return;
 	R.r = grow(R.r, &R.capr, R.nr + 1, sizeof(*R.r));
 	R.r[R.nr++] = (struct rec){ (uint8_t)op, (uint8_t)arg, len ? keep(in, len) : 0, n };
@@ -118,7 +129,8 @@ int __wrap_ptm_model_new(const struct ptm_generics *g, ptm_model **out, char *ms
 	if (rc == 0 && R.arm) {
 		R.m = *out;
 		R.arm = 0;
-		R.dma_bytes = 2 * (size_t)g->pcie_endpoints * g->dma_ports * sizeof(struct ptm_bus_in);
+		R.dma_buses = 2 * g->pcie_endpoints * g->dma_ports;
+		R.dma_bytes = R.dma_buses * sizeof(struct ptm_bus_in);
 	}
 	return rc;
 }
@@ -164,6 +176,80 @@ void __wrap_ptm_mi_idle_edges(ptm_model *m, int rst, uint64_t n)
 	if (n)
 		rec(m, OP_MI_IDLE, rst != 0, NULL, 0, n);
 	__real_ptm_mi_idle_edges(m, rst, n);
+}
+
+/* A runs call: its lists one after the other in the pool (the record's
+ * `in` is the first, the others follow at 8-byte steps). */
+void __wrap_ptm_pcie_runs(ptm_model *m, unsigned ep, const struct ptm_pcie_in *in,
+			  const struct ptm_pcie_runs *r, uint64_t n)
+{
+	if (m == R.m && !R.inner && n) {
+		unsigned cnt[5] = { r->nbus[0], r->nbus[1], r->nbrake, r->ntag, r->nstfifo };
+		uint32_t at = keep(in, sizeof(*in));
+		keep(cnt, sizeof(cnt));
+		keep(r->bus[0], cnt[0] * sizeof(*r->bus[0]));
+		keep(r->bus[1], cnt[1] * sizeof(*r->bus[1]));
+		keep(r->brake, cnt[2] * sizeof(*r->brake));
+		keep(r->tag_free, cnt[3] * sizeof(*r->tag_free));
+		keep(r->stfifo_free, cnt[4] * sizeof(*r->stfifo_free));
+		R.r = grow(R.r, &R.capr, R.nr + 1, sizeof(*R.r));
+		R.r[R.nr++] = (struct rec){ OP_PCIE_RUNS, (uint8_t)ep, at, n };
+	}
+	R.inner++;
+	__real_ptm_pcie_runs(m, ep, in, r, n);
+	R.inner--;
+}
+
+void __wrap_ptm_dma_runs(ptm_model *m, int rst, const struct ptm_bus_run *const *bus,
+			 const unsigned *nruns, uint64_t n)
+{
+	if (m == R.m && !R.inner && n) {
+		uint32_t at = keep(nruns, R.dma_buses * sizeof(*nruns));
+		for (unsigned b = 0; b < R.dma_buses; b++)
+			keep(bus[b], nruns[b] * sizeof(*bus[b]));
+		R.r = grow(R.r, &R.capr, R.nr + 1, sizeof(*R.r));
+		R.r[R.nr++] = (struct rec){ OP_DMA_RUNS, (uint8_t)(rst != 0), at, n };
+	}
+	R.inner++;
+	__real_ptm_dma_runs(m, rst, bus, nruns, n);
+	R.inner--;
+}
+
+/* The next list of a runs record in the pool, from *at. */
+static const void *part(size_t *at, size_t bytes)
+{
+	const void *p = R.pool + *at;
+	*at = (*at + bytes + 7) & ~(size_t)7;
+	return p;
+}
+
+static void replay_pcie_runs(ptm_model *m, const struct rec *rc)
+{
+	size_t at = rc->in;
+	const struct ptm_pcie_in *in = part(&at, sizeof(*in));
+	const unsigned *cnt = part(&at, 5 * sizeof(unsigned));
+	struct ptm_pcie_runs r;
+	r.nbus[0] = cnt[0];
+	r.nbus[1] = cnt[1];
+	r.nbrake = cnt[2];
+	r.ntag = cnt[3];
+	r.nstfifo = cnt[4];
+	r.bus[0] = part(&at, cnt[0] * sizeof(*r.bus[0]));
+	r.bus[1] = part(&at, cnt[1] * sizeof(*r.bus[1]));
+	r.brake = part(&at, cnt[2] * sizeof(*r.brake));
+	r.tag_free = part(&at, cnt[3] * sizeof(*r.tag_free));
+	r.stfifo_free = part(&at, cnt[4] * sizeof(*r.stfifo_free));
+	__real_ptm_pcie_runs(m, rc->arg, in, &r, rc->n);
+}
+
+static void replay_dma_runs(ptm_model *m, const struct rec *rc)
+{
+	const struct ptm_bus_run *bus[2 * PTM_MAX_ENDPOINTS * PTM_MAX_DMA_PORTS];
+	size_t at = rc->in;
+	const unsigned *nr = part(&at, R.dma_buses * sizeof(unsigned));
+	for (unsigned b = 0; b < R.dma_buses; b++)
+		bus[b] = part(&at, nr[b] * sizeof(*bus[b]));
+	__real_ptm_dma_runs(m, rc->arg, bus, nr, rc->n);
 }
 
 static double cpu_now(void)
@@ -214,6 +300,12 @@ static size_t replay_part(ptm_model *m, size_t from, size_t to)
 			bad += o.drdy != mr->drdy || (o.drdy && o.drd != mr->drd);
 			break;
 		}
+		case OP_PCIE_RUNS:
+			replay_pcie_runs(m, r);
+			break;
+		case OP_DMA_RUNS:
+			replay_dma_runs(m, r);
+			break;
 		default:
 			__real_ptm_mi_idle_edges(m, r->arg, r->n);
 			break;

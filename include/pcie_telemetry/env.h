@@ -79,11 +79,13 @@ int pte_card_mi_read_block(struct pte_card *c, uint32_t addr, uint32_t *buf, siz
 ptm_model *pte_card_model(struct pte_card *c);
 
 /*
- * Endpoints on threads of their own (one each; the model stays on the
- * calling thread): the same numbers as without, in less wall-clock time
- * when cores are free.  On by default for a card with more than one
- * endpoint on a machine with more than one CPU.  Returns 0, or a negative
- * errno when no threads could be started (the card goes on without).
+ * Endpoints on threads of their own (one each; the model, and the words
+ * of the endpoints' buses, stay on the calling thread, up to a few drain
+ * periods behind): the same numbers as without, in less wall-clock time
+ * when cores are free.  On by default on a machine with more than one
+ * CPU, for a card of one endpoint too (it and the model run side by
+ * side).  Returns 0, or a negative errno when no threads could be
+ * started (the card goes on without).
  */
 int pte_card_set_threads(struct pte_card *c, int on);
 

@@ -163,6 +163,40 @@ void ptm_dma_edges(ptm_model *m, int rst, const struct ptm_bus_in *bus, uint64_t
 void ptm_mi_idle_edges(ptm_model *m, int rst, uint64_t n);
 
 /*
+ * Runs: n edges of one domain with every input signal given as its own
+ * list of runs (each list covers the n edges, every run at least one
+ * edge), with exactly the result of the edges one by one (and of one
+ * batch per stretch in which no input changes).  The cost is per run of
+ * each signal and per drain sweep, not per change of any input: a
+ * simulated card that builds each bus's words apart hands them over like
+ * this (docs/model.md, "Speed").  The threads rules are those of
+ * ptm_pcie_edges and ptm_dma_edges.
+ */
+struct ptm_bus_run {
+	uint64_t len;            /* edges, > 0 */
+	struct ptm_bus_in in;    /* the bus's inputs at these edges */
+};
+struct ptm_val_run {
+	uint64_t len;            /* edges, > 0 */
+	uint32_t val;
+};
+/* The runs of the signals of one endpoint's PCIe domain: RQ and RC, the
+ * PCIE_PTC_BRAKE bits, PCIE_TAG_FREE and PCIE_STFIFO_FREE. */
+struct ptm_pcie_runs {
+	const struct ptm_bus_run *bus[2];
+	unsigned nbus[2];
+	const struct ptm_val_run *brake, *tag_free, *stfifo_free;
+	unsigned nbrake, ntag, nstfifo;
+};
+/* The other inputs of in (RESET, the configuration and link fields) hold
+ * for all n edges; its bus, brake and level fields are not used. */
+void ptm_pcie_runs(ptm_model *m, unsigned ep, const struct ptm_pcie_in *in,
+		   const struct ptm_pcie_runs *r, uint64_t n);
+/* bus[i] (nruns[i] runs) for bus i as in ptm_dma_edges. */
+void ptm_dma_runs(ptm_model *m, int rst, const struct ptm_bus_run *const *bus,
+		  const unsigned *nruns, uint64_t n);
+
+/*
  * Convenience: clock the MI domain alone (other domains stand still) until
  * the operation completes.  Read: the request edge plus the latency.
  */

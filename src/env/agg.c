@@ -387,11 +387,15 @@ void pte_mfb_begin(struct pte_mfb *a, uint64_t S)
 
 void pte_mfb_stall(struct pte_mfb *a, uint64_t n)
 {
+	if (a->npend)
+		pte_mfb_place(a);
 	pte_stall_into(n, a->S, &a->placed, &a->stall, &a->carry_stall, &a->t_stall);
 }
 
 void pte_mfb_idle(struct pte_mfb *a, uint64_t n)
 {
+	if (a->npend)
+		pte_mfb_place(a);
 	uint64_t room = a->placed < a->S ? a->S - a->placed : 0;
 	uint64_t k = n < room ? n : room;
 	a->idle += k;

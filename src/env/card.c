@@ -318,15 +318,17 @@ static int ep_alloc(struct pte_card *c, struct ep *e, unsigned nports)
 	unsigned np = e->info.tags + 4;
 
 	if (pte_ents_init(&e->ptc.ents, np) || pte_reqq_init(&e->ptc.in, e->cfg->ptc_requests + 4096) ||
-	    pte_evq_init(&e->ptc.rel, np) || pte_evq_init(&e->ptc.rdy, np) ||
-	    pte_fq_init(&e->ptc.st, 256) || pte_mfb_init(&e->rq, q->R_rq, q->N_rq, emax) ||
-	    pte_mfb_init(&e->rc, q->R_rc, q->N_rc, emax))
+	    pte_evq_init(&e->ptc.rel, np) ||
+	    pte_fq_init(&e->ptc.st, 256) || pte_mfb_init(&e->rqb, q->R_rq, q->N_rq, emax) ||
+	    pte_mfb_init(&e->rcb, q->R_rc, q->N_rc, emax) || pte_wt_init(&e->rq, q->R_rq, q->N_rq) ||
+	    pte_wt_init(&e->rc, q->R_rc, q->N_rc))
 		return -ENOMEM;
 	for (unsigned p = 0; p < nports; p++) {
 		struct port *pt = &e->port[p];
 		if (pte_reqq_init(&pt->pend, PORT_QUEUE) || pte_fq_init(&pt->afifo, 256) ||
-		    pte_mfb_init(&pt->up, q->R_up, q->N_up, dmax) ||
-		    pte_mfb_init(&pt->down, q->R_dn, q->N_dn, dmax))
+		    pte_mfb_init(&pt->upb, q->R_up, q->N_up, dmax) ||
+		    pte_mfb_init(&pt->downb, q->R_dn, q->N_dn, dmax) ||
+		    pte_wt_init(&pt->up, q->R_up, q->N_up) || pte_wt_init(&pt->down, q->R_dn, q->N_dn))
 			return -ENOMEM;
 		pte_mvb_init(&pt->upv, q->R_up);
 		pte_mvb_init(&pt->downv, q->R_dn);
@@ -364,6 +366,8 @@ static int ep_init(struct pte_card *c, struct ep *e, unsigned idx)
 	for (unsigned p = 0; p < g->dma_ports; p++) {
 		struct port *pt = &e->port[p];
 		pte_rng_seed(&pt->rng, s->seed * 7919u + idx * 131u + p + 1);
+		pte_rng_pick_init(&pt->pick_r, &e->cfg->port[p].read_size);
+		pte_rng_pick_init(&pt->pick_w, &e->cfg->port[p].write_size);
 		pt->addr_r = 0x100000000ull * (p + 1);
 		pt->addr_w = 0x800000000ull * (p + 1);
 	}
@@ -379,15 +383,18 @@ static void ep_fini(struct ep *e)
 	pte_ents_fini(&e->ptc.ents);
 	pte_reqq_fini(&e->ptc.in);
 	pte_evq_fini(&e->ptc.rel);
-	pte_evq_fini(&e->ptc.rdy);
 	pte_fq_fini(&e->ptc.st);
-	pte_mfb_fini(&e->rq);
-	pte_mfb_fini(&e->rc);
+	pte_mfb_fini(&e->rqb);
+	pte_mfb_fini(&e->rcb);
+	pte_wt_fini(&e->rq);
+	pte_wt_fini(&e->rc);
 	for (unsigned p = 0; p < PTM_MAX_DMA_PORTS; p++) {
 		pte_reqq_fini(&e->port[p].pend);
 		pte_fq_fini(&e->port[p].afifo);
-		pte_mfb_fini(&e->port[p].up);
-		pte_mfb_fini(&e->port[p].down);
+		pte_mfb_fini(&e->port[p].upb);
+		pte_mfb_fini(&e->port[p].downb);
+		pte_wt_fini(&e->port[p].up);
+		pte_wt_fini(&e->port[p].down);
 	}
 }
 
@@ -401,6 +408,7 @@ void pte_card_free(struct pte_card *c)
 			for (unsigned e = 0; e < PTM_MAX_ENDPOINTS; e++)
 				pte_snap_free(&c->snaps[j][e]);
 	free(c->snaps);
+	free(c->runs);
 	for (unsigned i = 0; i < PTM_MAX_ENDPOINTS; i++)
 		ep_fini(&c->ep[i]);
 	ptm_model_free(c->m);
@@ -461,6 +469,7 @@ int pte_card_open_ex(const char *spec, const char *const *overrides, size_t n, i
 	if (c->slice < 16)
 		c->slice = 16;
 	c->em_max = emission_slices(c);
+	c->words_on_ep = c->neps > 1;
 	/* the default progress callback, after the warm-up below */
 	c->snaps = pte_calloc(PTE_JOBS, sizeof(*c->snaps));
 	if (!c->snaps)
@@ -470,7 +479,7 @@ int pte_card_open_ex(const char *spec, const char *const *overrides, size_t n, i
 	if (!rc)
 		rc = power_up(c);
 	pte_card_set_progress(c, default_progress, default_progress_arg, default_progress_min);
-	if (!rc && c->neps > 1 && sysconf(_SC_NPROCESSORS_ONLN) > 1)
+	if (!rc && sysconf(_SC_NPROCESSORS_ONLN) > 1)
 		pte_engine_threads(c, 1); /* without them if they cannot start */
 	if (rc) {
 		snprintf(msg, msglen, "simulated card: %s", strerror(-rc));

@@ -4,8 +4,8 @@
  * rng.c    random numbers                queue.c  queues and the heap
  * dma.c    DMA ports (UP, DOWN)          ptc.c    PTC resources, DOWN push
  * rq.c     PTC requests -> RQ TLPs       host.c   host latency, RC stream
- * link.c   the PCIe link                 emit.c   runs -> model batches
- * card.c   the slice engine and the public API (env.h)
+ * link.c   the PCIe link                 emit.c   snapshots -> the model's runs
+ * engine.c the slice engine, the threads card.c   the public API (env.h)
  * (the word builders, scenarios and allocation: env_priv.h)
  *
  * Every function that can fail returns 0 or a negative errno (-ENOMEM);
@@ -64,6 +64,8 @@ struct ep_geom {
 /* Both directions of the PCIe link. */
 struct link {
 	double up_Bpc, dn_Bpc;     /* TLP bytes per PCIe cycle */
+	double up_buf;             /* the Hard IP's buffer in cycles of upstream link time */
+	unsigned mps_log2;         /* MPS = 1 << mps_log2 (a power of two) */
 	double up_t, dn_t;         /* when each direction has sent all it was given */
 	int up_hold;               /* Hard IP buffer full: waits until it drained to half */
 };
@@ -86,7 +88,9 @@ struct host {
 	struct cpl_size size[CPL_SIZES];
 };
 
-/* group_need(): the last head request asked about and the answer. */
+/* group_need(): the answers for heads that split alike, by where in the
+ * request the group starts, and for the last other head. */
+#define GROUP_CACHE 9 /* 1 + a power of two */
 struct group_cache {
 	int valid, uni;
 	uint64_t addr, count, w, h;
@@ -99,6 +103,7 @@ struct split_cache {
 	int valid;
 	uint32_t size, stride, w, h;
 	unsigned ntlp, ncr;
+	uint32_t frames;           /* completions of one request */
 	struct cpl_run cr[MAX_RUNS_PER_ENT];
 };
 
@@ -123,21 +128,44 @@ struct need_cache {
 	struct tlp_need n;
 };
 
+/* req_need(): what a whole read request needs, by its size and where it
+ * starts (in a 4 KiB page and in a host completion block). */
+#define REQ_CACHE 256
+struct req_cache {
+	uint32_t size, a4k, acpl; /* size 0: empty */
+	int ok;                   /* 0: more completion sizes than a group holds */
+	unsigned ntlp, ncr;
+	uint32_t w, h;
+	struct cpl_run cr[MAX_RUNS_PER_ENT];
+};
+
+/* write_bulk(): a write request of a size, by its size. */
+#define WRITE_SIZES 16
+struct write_size {
+	uint32_t size;             /* 0: empty */
+	uint32_t q, rem, it_q, it_r;
+	uint64_t regs;
+	double Lq, Lr;
+};
+
 /* The PTC: its input buffer and the resources reads hold. */
 struct ptc {
 	struct reqq in;            /* input buffer */
 	uint64_t consumed_reqs, consumed_bytes; /* by the RQ in the last slice */
 	unsigned tags_pool, tags_used;
 	uint64_t notready;         /* tags free but not at the read port yet */
-	struct evq rel, rdy;       /* tags and credits coming back; tags getting ready */
+	struct evq rel;            /* tags and credits coming back (and getting ready) */
 	uint64_t stored, reserved; /* storage FIFO words */
 	unsigned cplh_used;
 	struct ents ents;          /* read groups in flight */
 	int rc_cur;                /* group in progress on RC, -1 none */
 	struct fq st;              /* storage FIFO contents */
-	struct group_cache gc;
+	struct group_cache gc[GROUP_CACHE]; /* 0: heads that do not split alike */
+	unsigned gc_last;          /* the entry asked about last */
 	struct split_cache ur;
 	struct need_cache need[NEED_CACHE];
+	struct req_cache req[REQ_CACHE];
+	struct write_size wsz[WRITE_SIZES];
 };
 
 /* The storage FIFO emptying towards the DMA ports within a slice. */
@@ -162,10 +190,12 @@ struct brakes {
 
 struct port {
 	struct rng rng;
+	struct pte_pick pick_r, pick_w; /* the size distributions of reads and writes */
 	double credit_r, credit_w;
 	uint64_t addr_r, addr_w;
 	struct reqq pend;          /* generated, not yet on UP */
-	struct pte_mfb up, down;
+	struct pte_wt up, down;    /* as rq and rc of struct ep */
+	struct pte_mfb upb, downb;
 	struct pte_mvb upv, downv;
 	struct fq afifo;           /* completions towards the port */
 	uint64_t af_words, af_hdrs, af_regions; /* in the FIFOs towards the port */
@@ -184,7 +214,8 @@ struct ep {
 	struct host host;
 	struct ptc ptc;
 	struct push push;
-	struct pte_mfb rq, rc;
+	struct pte_wt rq, rc;      /* the RQ and RC buses as the schedulers see them, */
+	struct pte_mfb rqb, rcb;   /* ... their words (built on the model's side) */
 	struct lvl tagl, stl;
 	struct brakes brk;
 	struct ptm_pcie_in in;
@@ -216,7 +247,7 @@ struct pte_job {
 
 /* A signal of an endpoint in a snapshot; its runs (and an MFB signal's
  * patterns) are in the snapshot's arena. */
-enum pte_sig_kind { PTE_SIG_MFB, PTE_SIG_MVB, PTE_SIG_BRAKE_UP, PTE_SIG_BRAKE_DOWN, PTE_SIG_TAGS,
+enum pte_sig_kind { PTE_SIG_MFB, PTE_SIG_MFB_RUNS, PTE_SIG_MVB, PTE_SIG_BRAKE_UP, PTE_SIG_BRAKE_DOWN, PTE_SIG_TAGS,
 		    PTE_SIG_STFIFO };
 
 struct pte_snap_sig {
@@ -239,15 +270,21 @@ struct pte_snap {
 };
 
 /* Endpoints on threads of their own: one per endpoint; the model stays on
- * the caller's thread. */
+ * the caller's thread (engine.c).  published and finished[] are the
+ * handshake (a thread spins a little before it sleeps on a condition);
+ * sleeping counts the threads that wait on one. */
 struct pte_workers {
 	unsigned n;                /* threads, 0 = none */
 	pthread_t th[PTM_MAX_ENDPOINTS];
 	pthread_mutex_t mu;
 	pthread_cond_t work, done;
-	uint64_t published;        /* jobs the endpoints may run */
-	uint64_t finished[PTM_MAX_ENDPOINTS];
-	int stop;
+	_Atomic uint64_t published; /* jobs the endpoints may run */
+	_Atomic uint64_t finished[PTM_MAX_ENDPOINTS];
+	_Atomic int stop;
+	_Atomic int sleeping;       /* threads waiting on a condition */
+	_Atomic uint64_t want;      /* the caller sleeps until every endpoint
+				     * has finished this many jobs */
+	unsigned spins;            /* a waiting thread gives way this often first */
 	struct pte_worker_arg {
 		struct pte_card *c;
 		unsigned e;
@@ -262,6 +299,8 @@ struct pte_card {
 	uint64_t slice;
 	uint64_t pcie_done, dma_done, mi_done;
 	unsigned em_max;           /* slices per emission */
+	int words_on_ep;           /* the word builders run with their endpoint
+				    * (cards of several endpoints), not with the model */
 	/* emissions: planned (pcie_done and dma_done are their end), and
 	 * given to the model; job j in jobs[j % PTE_JOBS], its snapshots in
 	 * snaps[j % PTE_JOBS][endpoint] */
@@ -270,6 +309,8 @@ struct pte_card {
 	struct pte_snap (*snaps)[PTM_MAX_ENDPOINTS];
 	struct pte_workers w;
 	uint64_t batches;
+	struct ptm_bus_run *runs;  /* the model's runs of one emission (emit.c) */
+	size_t nruns, runs_cap;
 	unsigned rot;
 	int err;                   /* first failure, kept */
 	/* progress of a long pte_card_run */
@@ -294,6 +335,13 @@ static inline uint64_t pte_min64(uint64_t a, uint64_t b)
 	return a < b ? a : b;
 }
 
+/* ceil(v) of a time v >= 0 (without the library call). */
+static inline int64_t pte_ceil(double v)
+{
+	int64_t i = (int64_t)v;
+	return i + ((double)i < v);
+}
+
 /* MFB items of a frame of that many bytes. */
 static inline uint32_t pte_items(const struct ep *e, uint32_t bytes)
 {
@@ -316,6 +364,10 @@ void pte_dma_quiet_slice(struct port *pt, uint64_t d);
 
 void pte_lvl_begin(struct lvl *l);
 void pte_lvl_set(struct lvl *l, uint64_t t, uint32_t v);
+/* From t on: n pulses of len cycles at lo, hi in between (gaps cycles in
+ * all, n - 1 of them) and after the last; as 2n pte_lvl_set calls. */
+void pte_lvl_pulses(struct lvl *l, uint64_t t, uint32_t lo, uint32_t hi, uint64_t n,
+		    uint64_t len, uint64_t gaps);
 /* End of a slice of S cycles: its band times into the truth and the
  * emission. */
 void pte_lvl_close(struct lvl *l, uint64_t S, uint64_t *truth_band);
@@ -323,10 +375,53 @@ void pte_lvl_close(struct lvl *l, uint64_t S, uint64_t *truth_band);
 void pte_lvl_runs(struct lvl *l);
 uint32_t pte_st_free(const struct ep *e);
 /* Tags and credits that came back by `now`; T0 = start of the slice. */
-int pte_apply_releases(struct ep *e, int64_t now, int64_t T0);
+int pte_apply_releases_due(struct ep *e, int64_t now, int64_t T0);
+static inline int pte_apply_releases(struct ep *e, int64_t now, int64_t T0)
+{
+	struct evq *q = &e->ptc.rel;
+	if ((q->applied < q->n && pte_evq_at(q, q->applied)->t <= now) ||
+	    (q->applied && pte_evq_head(q)->t + e->cfg->tag_ready_delay <= now))
+		return pte_apply_releases_due(e, now, T0);
+	return 0;
+}
+/* When the next release happens, and when the first released tag that is
+ * not ready yet gets ready (INT64_MAX: none). */
+static inline int64_t pte_next_release(struct ep *e)
+{
+	struct evq *q = &e->ptc.rel;
+	return q->applied < q->n ? pte_evq_at(q, q->applied)->t : INT64_MAX;
+}
+static inline int64_t pte_next_ready(struct ep *e)
+{
+	struct evq *q = &e->ptc.rel;
+	for (unsigned i = 0; i < q->applied; i++)
+		if (pte_evq_at(q, i)->tags) /* credits alone have no tag to wait for */
+			return pte_evq_at(q, i)->t + e->cfg->tag_ready_delay;
+	return INT64_MAX;
+}
 /* The storage FIFO empties towards the ports up to slice cycle t. */
-int pte_push_progress(struct ep *e, uint64_t t);
+int pte_push_moves(struct ep *e, uint64_t t);
+static inline int pte_push_progress(struct ep *e, uint64_t t)
+{
+	if (!e->ptc.st.n || e->push.held)
+		return 0; /* nothing to push, or held to the end of the slice */
+	return pte_push_moves(e, t);
+}
 void pte_push_begin(struct ep *e, uint64_t S, uint64_t d_next);
+/* A completion that arrived at slice cycle t goes on to its port's FIFOs
+ * at once, as pte_push_progress(e, t) would move it when the storage FIFO
+ * holds nothing else: 1 when it did; 0 (nothing changed) when the storage
+ * FIFO is not empty, the push is held, its budget or the FIFOs have no
+ * room. */
+int pte_push_through(struct ep *e, unsigned port, uint32_t bytes, uint64_t t);
+/* Completions in a row, the first arriving at slice cycle t and each
+ * later one at least an RC word a cycle after the one before, go through
+ * as pte_push_through would take them while the push may (this says
+ * whether it may now), the FIFOs have room for how many of them (at most
+ * max), and k of them go through at once (0 or -ENOMEM). */
+int pte_push_through_ok(struct ep *e, uint64_t t);
+uint64_t pte_push_through_room(struct ep *e, unsigned port, uint32_t bytes, uint64_t max);
+int pte_push_through_bulk(struct ep *e, unsigned port, uint32_t bytes, uint64_t k);
 void pte_push_end(struct ep *e, uint64_t S);
 /* BRAKE cycles of a slice into the truth and the emission; the runs of
  * an emission of E cycles (bits 0-3 at its end, where the RQ idles). */
@@ -355,16 +450,27 @@ int pte_link_wait(struct ep *e, int64_t now, uint64_t *wait);
 /* k TLPs of `bytes` (header included) leave upstream from `now` on. */
 void pte_link_send(struct ep *e, int64_t now, uint32_t bytes, uint64_t k);
 /* Upstream backlog beyond the Hard IP's buffer at `now`? */
-int pte_link_full(const struct ep *e, int64_t now);
+static inline int pte_link_full(const struct ep *e, int64_t now)
+{
+	return e->link.up_t - (double)now > e->link.up_buf;
+}
 
 /* ---- feeding the model (emit.c) ---------------------------------------------------- */
 
-/* Copy the runs of an endpoint's emission (S PCIe and d DMA cycles, the
- * DMA signals only when d) into a snapshot.  0 or -ENOMEM. */
-int pte_snap_take(struct pte_snap *s, const struct ep *e, unsigned nports, uint64_t S, uint64_t d);
+/* Copy the signals of an endpoint's emission (S PCIe and d DMA cycles,
+ * the DMA signals only when d) into a snapshot; the logs of the MFB
+ * buses' time sides start over.  words: the word builders take the logs
+ * here (on the endpoint's thread) and the snapshot holds their runs, else
+ * it holds the logs.  0 or -ENOMEM. */
+int pte_snap_take(struct pte_snap *s, struct ep *e, unsigned nports, uint64_t S, uint64_t d,
+		  int words);
+/* The model's side: the word builders of the endpoint take the snapshot's
+ * logs and fold the emission's words into runs.  0 or -ENOMEM. */
+int pte_snap_words(struct ep *x, const struct pte_snap *s);
 void pte_snap_free(struct pte_snap *s);
-/* The model gets one emission of every endpoint (snap[endpoint]). */
-void pte_emit(struct pte_card *c, struct pte_snap *const *snap);
+/* The model gets one emission of every endpoint (snap[endpoint]), each
+ * signal as its own runs.  0 or -ENOMEM. */
+int pte_emit(struct pte_card *c, struct pte_snap *const *snap);
 
 /* ---- the slice engine (engine.c) -------------------------------------------------- */
 

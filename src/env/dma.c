@@ -70,22 +70,26 @@ static void gen_kind(struct port *pt, unsigned pidx, int write, double gbps,
 		if (!max)
 			*credit -= (double)cnt[0] * d->size[0];
 	} else {
-		for (;;) {
-			if (max && (reqs >= target_reqs || (write && bytes >= target_bytes)))
-				break;
-			if (!max && reqs >= 4 * target_reqs)
-				break;
-			unsigned i = pte_rng_pick(&pt->rng, d);
+		/* the credit's whole bytes as an integer: subtracting whole
+		 * sizes from it is exact, so this is the same credit */
+		const struct pte_pick *pk = write ? &pt->pick_w : &pt->pick_r;
+		const uint64_t lim_r = max ? target_reqs : 4 * target_reqs;
+		uint64_t cr = max ? 0 : (uint64_t)*credit;
+		double frac = max ? 0.0 : *credit - (double)cr;
+		while (reqs < lim_r && !(max && write && bytes >= target_bytes)) {
+			unsigned i = pte_rng_pick_fast(&pt->rng, pk);
 			uint32_t size = d->size[i];
-			if (!max && *credit < (double)size)
-				break;
+			if (!max) {
+				if (cr < size)
+					break;
+				cr -= size;
+			}
 			cnt[i]++;
 			reqs++;
-			if (write)
-				bytes += size;
-			if (!max)
-				*credit -= (double)size;
+			bytes += size;
 		}
+		if (!max)
+			*credit = (double)cr + frac;
 	}
 	for (unsigned i = 0; i < d->n; i++) {
 		if (!cnt[i])
@@ -110,11 +114,11 @@ void pte_dma_generate(struct ep *e, unsigned p, double sec, uint64_t d)
 }
 
 /* The end of a bus's slice, its words and stalls into the ground truth. */
-static void close_bus(struct pte_bus_truth *tr, struct pte_mfb *m, struct pte_mvb *v)
+static void close_bus(struct pte_bus_truth *tr, struct pte_wt *m, struct pte_mvb *v)
 {
 	uint64_t w0 = m->t_words;
 
-	pte_mfb_close(m);
+	pte_wt_close(m);
 	pte_mvb_close(v);
 	tr->words += m->t_words - w0;
 	tr->stall += m->stall;
@@ -139,7 +143,7 @@ static uint64_t up_count(const struct ep *e, const struct port *pt, const struct
 		k = mvb_left;
 	if (r->write) {
 		uint64_t regions = (pte_items(e, r->size) + g->N_up - 1) / g->N_up;
-		uint64_t kk = (d - pte_mfb_used(&pt->up)) * g->R_up / regions;
+		uint64_t kk = (d - pte_wt_used(&pt->up)) * g->R_up / regions;
 		if (kk == 0)
 			kk = 1;
 		if (k > kk)
@@ -156,10 +160,10 @@ static void up_blocked(struct port *pt, const struct req *r, uint64_t d)
 	if (u < d)
 		pte_mvb_stall(&pt->upv, d - u);
 	if (r->write) {
-		pte_mfb_flush(&pt->up);
-		u = pte_mfb_used(&pt->up);
+		pte_wt_flush(&pt->up);
+		u = pte_wt_used(&pt->up);
 		if (u < d)
-			pte_mfb_stall(&pt->up, d - u);
+			pte_wt_stall(&pt->up, d - u);
 	}
 }
 
@@ -171,10 +175,10 @@ void pte_dma_up_slice(struct ep *e, struct port *pt, uint64_t d, uint64_t *room_
 	int blocked = 0;
 	struct req *r;
 
-	pte_mfb_begin(&pt->up, d);
+	pte_wt_begin(&pt->up, d);
 	pte_mvb_begin(&pt->upv, d);
 	while ((r = pte_reqq_head(&pt->pend))) {
-		if (pte_mvb_used(&pt->upv) >= d || (r->write && pte_mfb_used(&pt->up) >= d))
+		if (pte_mvb_used(&pt->upv) >= d || (r->write && pte_wt_used(&pt->up) >= d))
 			break;
 		uint64_t k = up_count(e, pt, r, d, *room_reqs, *room_bytes);
 		if (k == 0 ||
@@ -186,7 +190,7 @@ void pte_dma_up_slice(struct ep *e, struct port *pt, uint64_t d, uint64_t *room_
 		tr->mvb_items += k;
 		if (r->write) {
 			uint32_t items = pte_items(e, r->size);
-			pte_mfb_frames(&pt->up, items, k);
+			pte_wt_frames(&pt->up, items, k);
 			tr->frames += k;
 			tr->items += k * items;
 			tr->bytes += k * r->size;
@@ -221,7 +225,7 @@ static void down_take(struct ep *e, struct port *pt, struct frun *f, uint64_t k,
 	struct pte_bus_truth *tr = &e->truth.down[pt - e->port];
 	uint64_t w = pte_cdiv32(f->bytes, e->geo.dn_word);
 
-	pte_mfb_frames(&pt->down, items, k);
+	pte_wt_frames(&pt->down, items, k);
 	pte_mvb_items(&pt->downv, k);
 	pt->af_words -= k * w;
 	pt->af_regions -= k * regions;
@@ -246,11 +250,11 @@ void pte_dma_down_slice(struct ep *e, struct port *pt, uint64_t d)
 
 	pt->ready_carry = av - (double)avail;
 	pt->hdr_carry = avh - (double)availh;
-	pte_mfb_begin(&pt->down, d);
+	pte_wt_begin(&pt->down, d);
 	pte_mvb_begin(&pt->downv, d);
 	while (pt->afifo.n) {
 		struct frun *f = pte_fq_head(&pt->afifo);
-		uint64_t um = pte_mfb_used(&pt->down), uv = pte_mvb_used(&pt->downv);
+		uint64_t um = pte_wt_used(&pt->down), uv = pte_mvb_used(&pt->downv);
 		if (um >= avail || uv >= availh)
 			break;
 		uint32_t items = pte_items(e, f->bytes);
@@ -265,19 +269,19 @@ void pte_dma_down_slice(struct ep *e, struct port *pt, uint64_t d)
 			k = (availh - uv) * R;
 		down_take(e, pt, f, k, items, regions);
 	}
-	pte_mfb_flush(&pt->down);
+	pte_wt_flush(&pt->down);
 	pte_mvb_flush(&pt->downv);
-	uint64_t um = pte_mfb_used(&pt->down), uv = pte_mvb_used(&pt->downv);
+	uint64_t um = pte_wt_used(&pt->down), uv = pte_mvb_used(&pt->downv);
 	if (pt->afifo.n) {
 		/* data waits: every cycle the DMA did not take it is a stall */
 		if (um < d)
-			pte_mfb_stall(&pt->down, d - um);
+			pte_wt_stall(&pt->down, d - um);
 		if (uv < d)
 			pte_mvb_stall(&pt->downv, d - uv);
 	} else {
 		/* the DMA was not ready in between the words it took */
 		if (rho < 1.0)
-			pte_mfb_stall(&pt->down, between_stalls(um, d, rho));
+			pte_wt_stall(&pt->down, between_stalls(um, d, rho));
 		if (rhoh < 1.0)
 			pte_mvb_stall(&pt->downv, between_stalls(uv, d, rhoh));
 	}
@@ -286,12 +290,12 @@ void pte_dma_down_slice(struct ep *e, struct port *pt, uint64_t d)
 
 void pte_dma_quiet_slice(struct port *pt, uint64_t d)
 {
-	pte_mfb_begin(&pt->up, d);
+	pte_wt_begin(&pt->up, d);
 	pte_mvb_begin(&pt->upv, d);
-	pte_mfb_begin(&pt->down, d);
+	pte_wt_begin(&pt->down, d);
 	pte_mvb_begin(&pt->downv, d);
-	pte_mfb_close(&pt->up);
+	pte_wt_close(&pt->up);
 	pte_mvb_close(&pt->upv);
-	pte_mfb_close(&pt->down);
+	pte_wt_close(&pt->down);
 	pte_mvb_close(&pt->downv);
 }

@@ -20,13 +20,17 @@
  * the same order either way.
  */
 #include <errno.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "env/card_priv.h"
 
 /* ---- one slice of one endpoint ---------------------------------------------- */
 
-/* The word builders keep their first failure; the slice's is theirs. */
+/* The time sides of the buses keep their first failure (out of memory
+ * for their logs); the slice's is theirs. */
 static int builders_err(const struct ep *e, unsigned nports)
 {
 	int rc = e->rq.err ? e->rq.err : e->rc.err;
@@ -41,7 +45,7 @@ static int pcie_steps(struct ep *e, int64_t T0, uint64_t S)
 	int rc = 0;
 
 	while (!rc) {
-		uint64_t trq = pte_mfb_used(&e->rq), trc = pte_mfb_used(&e->rc);
+		uint64_t trq = pte_wt_used(&e->rq), trc = pte_wt_used(&e->rc);
 		int rq_more = trq < S, rc_more = trc < S;
 		if (!rq_more && !rc_more)
 			break;
@@ -79,8 +83,8 @@ static int pcie_slice(struct ep *e, const struct pte_slice *sl)
 	int rc = 0;
 
 	pte_push_begin(e, S, sl->d_next);
-	pte_mfb_begin(&e->rq, S);
-	pte_mfb_begin(&e->rc, S);
+	pte_wt_begin(&e->rq, S);
+	pte_wt_begin(&e->rc, S);
 	pte_lvl_begin(&e->tagl);
 	pte_lvl_begin(&e->stl);
 	e->ptc.consumed_reqs = e->ptc.consumed_bytes = 0;
@@ -92,8 +96,8 @@ static int pcie_slice(struct ep *e, const struct pte_slice *sl)
 		return rc;
 	pte_push_end(e, S);
 	uint64_t w0 = e->rq.t_words, w1 = e->rc.t_words;
-	pte_mfb_close(&e->rq);
-	pte_mfb_close(&e->rc);
+	pte_wt_close(&e->rq);
+	pte_wt_close(&e->rc);
 	pcie_truth(e, S, w0, w1);
 	return 0;
 }
@@ -124,7 +128,8 @@ static void dma_slice(struct ep *e, unsigned nports, const struct pte_slice *sl)
 
 /* One endpoint runs a job: its slices, the runs of the emission, the
  * snapshot for the model. */
-static int ep_job(struct ep *e, unsigned nports, const struct pte_job *j, struct pte_snap *snap)
+static int ep_job(struct ep *e, unsigned nports, const struct pte_job *j, struct pte_snap *snap,
+		  int words)
 {
 	int rc = 0;
 
@@ -139,19 +144,17 @@ static int ep_job(struct ep *e, unsigned nports, const struct pte_job *j, struct
 			rc = builders_err(e, nports);
 	}
 	if (!rc) {
-		pte_mfb_runs(&e->rq);
-		pte_mfb_runs(&e->rc);
+		/* the MFB buses' words are built from their logs on the
+		 * model's side (collect), or here for a card of several
+		 * endpoints (whose model has more to do) */
 		pte_lvl_runs(&e->tagl);
 		pte_lvl_runs(&e->stl);
 		pte_brake_runs(e, j->S);
 		for (unsigned p = 0; p < nports && j->d; p++) {
-			struct port *pt = &e->port[p];
-			pte_mfb_runs(&pt->up);
-			pte_mvb_runs(&pt->upv);
-			pte_mfb_runs(&pt->down);
-			pte_mvb_runs(&pt->downv);
+			pte_mvb_runs(&e->port[p].upv);
+			pte_mvb_runs(&e->port[p].downv);
 		}
-		rc = pte_snap_take(snap, e, nports, j->S, j->d);
+		rc = pte_snap_take(snap, e, nports, j->S, j->d, words);
 	}
 	snap->err = rc;
 	return rc;
@@ -186,6 +189,80 @@ static void plan(struct pte_card *c, uint64_t target, struct pte_job *j)
 	j->mi_to = (uint64_t)((unsigned __int128)c->pcie_done * c->mi_khz / c->pcie_khz);
 }
 
+/* ---- the handshake with the endpoint threads --------------------------------------- */
+
+/* A thread that waits gives way (sched_yield) this often before it sleeps:
+ * a few milliseconds.  On a machine with a CPU to spare the wait returns
+ * at once when the other side is done (a sleeping thread of a virtual
+ * machine wakes tens of microseconds later, longer than an emission takes
+ * at real time); on a busy one the others run meanwhile (a spin with
+ * PAUSE would take their time, fatally for a thread that waits for one
+ * on the same CPU).  The caller waits for a few jobs at once when it must
+ * sleep: one hand-over through the kernel per few emissions. */
+#define SPINS 5000
+#define WAIT_BATCH 4
+
+static inline void give_way(void)
+{
+	sched_yield();
+}
+
+/* Wake the sleepers: both conditions (work for the endpoints, finished
+ * jobs for the caller). */
+static void wake(struct pte_workers *w)
+{
+	pthread_mutex_lock(&w->mu);
+	pthread_cond_broadcast(&w->work);
+	pthread_cond_broadcast(&w->done);
+	pthread_mutex_unlock(&w->mu);
+}
+
+/* Endpoint e's next job is published (1), or the threads stop (0). */
+static int wait_work(struct pte_workers *w, unsigned e)
+{
+	for (unsigned i = 0; i < w->spins; i++) {
+		if (atomic_load(&w->stop))
+			return 0;
+		if (atomic_load(&w->published) > atomic_load(&w->finished[e]))
+			return 1;
+		give_way();
+	}
+	pthread_mutex_lock(&w->mu);
+	atomic_fetch_add(&w->sleeping, 1);
+	while (!atomic_load(&w->stop) &&
+	       atomic_load(&w->published) <= atomic_load(&w->finished[e]))
+		pthread_cond_wait(&w->work, &w->mu);
+	atomic_fetch_sub(&w->sleeping, 1);
+	pthread_mutex_unlock(&w->mu);
+	return !atomic_load(&w->stop);
+}
+
+static int all_finished(struct pte_workers *w, uint64_t k)
+{
+	for (unsigned e = 0; e < w->n; e++)
+		if (atomic_load(&w->finished[e]) < k)
+			return 0;
+	return 1;
+}
+
+/* Until every endpoint has finished job j; when that means sleeping,
+ * until they have finished `upto` jobs (up to WAIT_BATCH more). */
+static void wait_done(struct pte_workers *w, uint64_t j, uint64_t upto)
+{
+	for (unsigned i = 0; i < w->spins; i++) {
+		if (all_finished(w, j + 1))
+			return;
+		give_way();
+	}
+	pthread_mutex_lock(&w->mu);
+	atomic_store(&w->want, upto);
+	atomic_fetch_add(&w->sleeping, 1);
+	while (!all_finished(w, upto))
+		pthread_cond_wait(&w->done, &w->mu);
+	atomic_fetch_sub(&w->sleeping, 1);
+	pthread_mutex_unlock(&w->mu);
+}
+
 static void *worker(void *arg)
 {
 	struct pte_worker_arg *a = arg;
@@ -193,38 +270,48 @@ static void *worker(void *arg)
 	struct pte_workers *w = &c->w;
 	unsigned e = a->e;
 
-	pthread_mutex_lock(&w->mu);
-	for (;;) {
-		while (!w->stop && w->published <= w->finished[e])
-			pthread_cond_wait(&w->work, &w->mu);
-		if (w->stop)
-			break;
-		uint64_t j = w->finished[e];
-		pthread_mutex_unlock(&w->mu);
-		ep_job(&c->ep[e], c->nports, &c->jobs[j % PTE_JOBS], &c->snaps[j % PTE_JOBS][e]);
-		pthread_mutex_lock(&w->mu);
-		w->finished[e] = j + 1;
-		pthread_cond_signal(&w->done);
+	while (wait_work(w, e)) {
+		uint64_t j = atomic_load(&w->finished[e]);
+		ep_job(&c->ep[e], c->nports, &c->jobs[j % PTE_JOBS], &c->snaps[j % PTE_JOBS][e],
+		       c->words_on_ep);
+		atomic_store(&w->finished[e], j + 1);
+		if (atomic_load(&w->sleeping) && j + 1 >= atomic_load(&w->want))
+			wake(w);
 	}
-	pthread_mutex_unlock(&w->mu);
 	return NULL;
 }
 
-/* Job `planned` goes to the endpoints: to their threads, or run here. */
-static void dispatch(struct pte_card *c)
+/* The planned jobs go to the endpoint threads. */
+static void publish(struct pte_card *c)
+{
+	struct pte_workers *w = &c->w;
+
+	if (atomic_load(&w->published) == c->planned)
+		return;
+	atomic_store(&w->published, c->planned);
+	if (atomic_load(&w->sleeping))
+		wake(w);
+}
+
+/* Job `planned` goes to the endpoints: run here without threads, or when
+ * it is the only one (a short advance, as an access on the MI bus makes,
+ * is not worth two hand-overs); else it waits to be published. */
+static void dispatch(struct pte_card *c, int here)
 {
 	uint64_t j = c->planned++;
 	struct pte_workers *w = &c->w;
 
-	if (!w->n) {
-		for (unsigned e = 0; e < c->neps; e++)
-			ep_job(&c->ep[e], c->nports, &c->jobs[j % PTE_JOBS], &c->snaps[j % PTE_JOBS][e]);
+	if (w->n && !here)
 		return;
-	}
-	pthread_mutex_lock(&w->mu);
-	w->published = c->planned;
-	pthread_cond_broadcast(&w->work);
-	pthread_mutex_unlock(&w->mu);
+	for (unsigned e = 0; e < c->neps; e++)
+		ep_job(&c->ep[e], c->nports, &c->jobs[j % PTE_JOBS], &c->snaps[j % PTE_JOBS][e],
+		       c->words_on_ep);
+	/* the threads are idle (every job before was collected): they go on
+	 * after this one */
+	for (unsigned e = 0; e < w->n; e++)
+		atomic_store(&w->finished[e], j + 1);
+	if (w->n)
+		atomic_store(&w->published, j + 1);
 }
 
 /* The oldest job once every endpoint has run it: the model gets it.  A
@@ -236,11 +323,10 @@ static void collect(struct pte_card *c)
 	struct pte_snap *snap[PTM_MAX_ENDPOINTS];
 
 	if (w->n) {
-		pthread_mutex_lock(&w->mu);
-		for (unsigned e = 0; e < c->neps; e++)
-			while (w->finished[e] <= j)
-				pthread_cond_wait(&w->done, &w->mu);
-		pthread_mutex_unlock(&w->mu);
+		if (atomic_load(&w->published) <= j)
+			publish(c);
+		uint64_t upto = j + WAIT_BATCH < c->planned ? j + WAIT_BATCH : c->planned;
+		wait_done(w, j, upto);
 	}
 	for (unsigned e = 0; e < c->neps; e++) {
 		snap[e] = &c->snaps[j % PTE_JOBS][e];
@@ -249,7 +335,9 @@ static void collect(struct pte_card *c)
 	}
 	if (c->err)
 		return;
-	pte_emit(c, snap);
+	c->err = pte_emit(c, snap);
+	if (c->err)
+		return;
 	const struct pte_job *jb = &c->jobs[j % PTE_JOBS];
 	if (jb->mi_to > c->mi_done) {
 		ptm_mi_idle_edges(c->m, 0, jb->mi_to - c->mi_done);
@@ -261,13 +349,20 @@ static void collect(struct pte_card *c)
 int pte_engine_advance(struct pte_card *c, uint64_t target)
 {
 	while (!c->err && (c->pcie_done < target || c->collected < c->planned)) {
-		/* plan ahead while there are free slots */
+		/* plan ahead while there are free slots; one short job alone
+		 * runs here */
 		while (!c->err && c->pcie_done < target && c->planned - c->collected < PTE_JOBS) {
+			int here = c->planned == c->collected &&
+				   target - c->pcie_done <= (uint64_t)c->em_max * c->slice;
 			plan(c, target, &c->jobs[c->planned % PTE_JOBS]);
-			dispatch(c);
-			if (!c->w.n)
+			dispatch(c, here);
+			if (!c->w.n || here)
 				break; /* ran already: give it to the model */
 		}
+		/* the threads get new jobs a few at a time */
+		if (c->w.n && (c->planned - atomic_load(&c->w.published) >= WAIT_BATCH ||
+			       c->pcie_done >= target))
+			publish(c);
 		collect(c);
 	}
 	/* after a failure, the endpoints finish what they were given */
@@ -284,8 +379,8 @@ void pte_engine_stop(struct pte_card *c)
 
 	if (!w->n)
 		return;
+	atomic_store(&w->stop, 1);
 	pthread_mutex_lock(&w->mu);
-	w->stop = 1;
 	pthread_cond_broadcast(&w->work);
 	pthread_mutex_unlock(&w->mu);
 	for (unsigned e = 0; e < w->n; e++)
@@ -306,9 +401,10 @@ int pte_engine_threads(struct pte_card *c, int on)
 		return 0;
 	}
 	memset(w, 0, sizeof(*w));
-	w->published = c->planned;
+	w->spins = SPINS;
+	atomic_store(&w->published, c->planned);
 	for (unsigned e = 0; e < c->neps; e++)
-		w->finished[e] = c->planned;
+		atomic_store(&w->finished[e], c->planned);
 	if (pthread_mutex_init(&w->mu, NULL) || pthread_cond_init(&w->work, NULL) ||
 	    pthread_cond_init(&w->done, NULL))
 		return -EAGAIN;

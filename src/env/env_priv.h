@@ -7,6 +7,7 @@
  * agg.c       MFB word builder: the words of a slice, folded into a few
  *             runs of identical cycles
  * mvb.c       MVB word builder
+ * wtime.c     the time side of an MFB bus, with the log of its calls
  * alloc.c     allocation, with a failure hook for the tests
  * The card itself (DMA ports, PTC, link, host, the slice engine) is in the
  * rooms listed in card_priv.h.
@@ -174,6 +175,9 @@ struct pte_fx {
 	uint64_t cyc_age[PTE_FX_CYC];
 };
 
+/* Lengths of frames a builder holds back at most (pte_mfb_frames). */
+#define PTE_PEND 16
+
 /* Frames a walk follows before it looks for the cycle of their states. */
 #define PTE_FX_PATH (2 * PTM_MAX_REGIONS + 2)
 
@@ -220,6 +224,15 @@ struct pte_mfb {
 	uint16_t act[PTE_FX_SLOTS];
 	unsigned nact;
 	uint64_t fx_age, walk;
+	/* frames given but not placed yet: back to back since the last
+	 * flush, stall or idle, by length (see pte_mfb_frames); their
+	 * regions, and the cycles from `placed` they reach */
+	struct pte_pend {
+		uint32_t items;
+		uint64_t k;
+	} pend[PTE_PEND];
+	unsigned npend;
+	uint64_t pend_reg, pend_used;
 	/* ground truth, whole run */
 	uint64_t t_words, t_stall, t_frames, t_items;
 	int err;              /* first failure (-ENOMEM), kept; 0 = none */
@@ -239,15 +252,34 @@ struct pte_mfb {
 int pte_mfb_init(struct pte_mfb *a, unsigned regions, unsigned items, uint64_t max_slice);
 void pte_mfb_fini(struct pte_mfb *a);
 void pte_mfb_begin(struct pte_mfb *a, uint64_t S);
-/* Cycles used so far in this slice, the word under construction included. */
+/* Cycles used so far in this slice, the word under construction (and
+ * the frames held back) included. */
 static inline uint64_t pte_mfb_used(const struct pte_mfb *a)
 {
-	return a->placed + (a->cur_r ? 1u : 0u);
+	return a->placed + (a->npend ? a->pend_used : a->cur_r ? 1u : 0u);
 }
 void pte_mfb_frame(struct pte_mfb *a, uint32_t items);
-/* k frames of one length, back to back. */
+/*
+ * k frames of one length, back to back.  Frames given back to back (no
+ * flush, stall or idle in between) are held back and placed, grouped by
+ * length, at the next flush, stall, idle or close: back to back, frames
+ * fill the same regions in any order (each starts in the region after
+ * the previous one's end), so the words move the same cycles, frames,
+ * items and regions, and the time they take is known at once.
+ */
 void pte_mfb_frames(struct pte_mfb *a, uint32_t items, uint64_t k);
-void pte_mfb_flush(struct pte_mfb *a);
+/* k frames of one length, each after idle cycles (so each starts a new
+ * word: the word under construction is finished before every frame),
+ * `idle` cycles in all; as k rounds of flush, idle, frame when all of it
+ * fits in the slice. */
+void pte_mfb_frames_apart(struct pte_mfb *a, uint32_t items, uint64_t k, uint64_t idle);
+void pte_mfb_flush_now(struct pte_mfb *a);
+/* The word under construction ends (the frames held back placed first). */
+static inline void pte_mfb_flush(struct pte_mfb *a)
+{
+	if (a->npend || a->cur_r)
+		pte_mfb_flush_now(a);
+}
 void pte_mfb_stall(struct pte_mfb *a, uint64_t n);
 void pte_mfb_idle(struct pte_mfb *a, uint64_t n);
 /* Close the slice (the rest is idle). */
@@ -260,6 +292,121 @@ void pte_mfb_apply(const struct pte_mfb *a, const struct pte_run *r, struct ptm_
 /* The same from a copy of the runs' patterns (R regions). */
 void pte_mfb_apply_pat(unsigned R, const struct pte_pat *pat, const struct pte_run *r,
 		       struct ptm_bus_in *b);
+
+/*
+ * The time side of an MFB bus (wtime.c): what the schedulers place on it
+ * (the same calls as on the word builder) and the cycles that takes, the
+ * ground truth of its words, and a log of the calls, which the word
+ * builder takes later (pte_mfb_replay) to build the very same words.
+ */
+enum pte_wop_kind { PTE_WOP_BEGIN, PTE_WOP_FRAMES, PTE_WOP_APART, PTE_WOP_FLUSH, PTE_WOP_STALL,
+		    PTE_WOP_IDLE, PTE_WOP_CLOSE };
+
+struct pte_wop {
+	uint8_t op;
+	uint32_t items;
+	uint64_t k, n;        /* frames; BEGIN: the slice, STALL/IDLE/APART: cycles */
+};
+
+struct pte_wt {
+	unsigned R, N;
+	unsigned rsh;         /* R = 1 << rsh, 32: not a power of two */
+	uint32_t last_items;  /* regions of frames of the last length */
+	uint64_t last_regs;
+	uint64_t S, placed, used;
+	uint64_t cur_r;       /* regions of the open word (before the frames held back) */
+	uint64_t pend;        /* regions of the frames since the last flush, stall or idle */
+	uint64_t stall, idle; /* in this slice */
+	uint64_t carry_words, carry_stall; /* past the end of the slice */
+	uint64_t t_words, t_stall, t_frames, t_items; /* ground truth, whole run */
+	struct pte_wop *log;  /* the calls since the log was taken */
+	size_t nlog, cap;
+	int err;              /* -ENOMEM for the log, kept */
+};
+
+int pte_wt_init(struct pte_wt *a, unsigned regions, unsigned items);
+void pte_wt_fini(struct pte_wt *a);
+static inline uint64_t pte_wt_used(const struct pte_wt *a)
+{
+	return a->used;
+}
+
+/* The log one entry longer (a failure is kept in a->err). */
+void pte_wt_grow(struct pte_wt *a);
+static inline void pte_wt_log(struct pte_wt *a, uint8_t op, uint32_t items, uint64_t k, uint64_t n)
+{
+	if (a->nlog == a->cap) {
+		pte_wt_grow(a);
+		if (a->nlog == a->cap)
+			return;
+	}
+	a->log[a->nlog++] = (struct pte_wop){ op, items, k, n };
+}
+
+/* Words of r regions: r / R and r % R (a shift for most buses). */
+static inline uint64_t pte_wt_div(const struct pte_wt *a, uint64_t r)
+{
+	return a->rsh < 32 ? r >> a->rsh : r / a->R;
+}
+
+static inline uint64_t pte_wt_mod(const struct pte_wt *a, uint64_t r)
+{
+	return a->rsh < 32 ? r & (a->R - 1u) : r % a->R;
+}
+
+/* The cycles from `placed` on that the open word and the frames held
+ * back take. */
+static inline void pte_wt_reuse(struct pte_wt *a)
+{
+	a->used = a->placed + pte_wt_div(a, a->cur_r + a->pend + a->R - 1);
+}
+
+/* The frames held back placed without ending the word they leave open
+ * (the builder does this before a stall or idle cycles). */
+static inline void pte_wt_settle(struct pte_wt *a)
+{
+	uint64_t r = a->cur_r + a->pend;
+	a->placed += pte_wt_div(a, r);
+	a->cur_r = pte_wt_mod(a, r);
+	a->pend = 0;
+}
+
+/* Regions of a frame of that many items (lengths repeat). */
+static inline uint64_t pte_wt_regions(struct pte_wt *a, uint32_t items)
+{
+	if (items != a->last_items) {
+		a->last_items = items;
+		a->last_regs = (items + a->N - 1) / a->N;
+	}
+	return a->last_regs;
+}
+
+/* As pte_mfb_begin, _frames, _frames_apart, _flush, _stall, _idle, _close. */
+void pte_wt_begin(struct pte_wt *a, uint64_t S);
+static inline void pte_wt_frames(struct pte_wt *a, uint32_t items, uint64_t k)
+{
+	if (items == 0)
+		items = 1;
+	if (!k)
+		return;
+	/* frames of the same length back to back are one entry */
+	struct pte_wop *l = a->nlog ? &a->log[a->nlog - 1] : NULL;
+	if (l && l->op == PTE_WOP_FRAMES && l->items == items)
+		l->k += k;
+	else
+		pte_wt_log(a, PTE_WOP_FRAMES, items, k, 0);
+	a->pend += k * pte_wt_regions(a, items);
+	a->t_frames += k;
+	a->t_items += k * items;
+	pte_wt_reuse(a);
+}
+void pte_wt_frames_apart(struct pte_wt *a, uint32_t items, uint64_t k, uint64_t idle);
+void pte_wt_flush(struct pte_wt *a);
+void pte_wt_stall(struct pte_wt *a, uint64_t n);
+void pte_wt_idle(struct pte_wt *a, uint64_t n);
+void pte_wt_close(struct pte_wt *a);
+/* The calls of a log on the word builder.  Its error (0 or -ENOMEM). */
+int pte_mfb_replay(struct pte_mfb *b, const struct pte_wop *log, size_t n);
 
 /* MVB builder: up to R items per word. */
 struct pte_mvb {

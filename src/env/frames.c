@@ -529,10 +529,9 @@ void pte_fx_expand(struct pte_mfb *a)
 	a->nact = 0;
 }
 
-void pte_mfb_frames(struct pte_mfb *a, uint32_t items, uint64_t k)
+/* k frames of one length placed now (after the frames held back). */
+static void place_frames(struct pte_mfb *a, uint32_t items, uint64_t k)
 {
-	if (items == 0)
-		items = 1;
 	if (k == 1) {
 		a->walk++; /* no walk: nothing pinned */
 		struct pte_fx *f = fx_get(a, items);
@@ -560,13 +559,96 @@ void pte_mfb_frames(struct pte_mfb *a, uint32_t items, uint64_t k)
 	}
 }
 
+/* The effect of finishing the word that effect f leaves open (NULL:
+ * f leaves none), looked up from f's end state; f stays pinned. */
+static int fx_after(struct pte_mfb *a, struct pte_fx *f, struct pte_fx **flush)
+{
+	*flush = NULL;
+	if (!f->r1)
+		return 1;
+	struct mfb_st keep = { a->cur, a->cur_r, a->cur_in };
+	f->pin = a->walk;
+	fx_state(a, f);
+	*flush = fx_get(a, 0);
+	a->cur = keep.cur;
+	a->cur_r = keep.r;
+	a->cur_in = keep.in;
+	return *flush != NULL;
+}
+
+void pte_mfb_frames_apart(struct pte_mfb *a, uint32_t items, uint64_t k, uint64_t idle)
+{
+	struct pte_fx *f, *f0, *list[2];
+
+	if (items == 0)
+		items = 1;
+	pte_mfb_flush(a);
+	a->walk++;
+	f = fx_get(a, items);
+	if (f && k && fx_after(a, f, &f0)) {
+		uint64_t words = k * f->words + (f0 ? (k - 1) * f0->words : 0);
+		list[0] = f;
+		list[1] = f0;
+		if (a->placed + words + idle <= a->S && fx_reserve_all(a, list, f0 ? 2 : 1)) {
+			if (f0 && k > 1)
+				fx_count(a, f0, k - 1);
+			fx_count(a, f, k);
+			fx_state(a, f);
+			pte_mfb_idle(a, idle);
+			return;
+		}
+	}
+	/* the plain way: the gaps' order does not matter while all fits */
+	for (uint64_t i = 0; i < k; i++) {
+		pte_mfb_flush(a);
+		place_frames(a, items, 1);
+	}
+	pte_mfb_idle(a, idle);
+}
+
+void pte_mfb_place(struct pte_mfb *a)
+{
+	unsigned n = a->npend;
+
+	a->npend = 0;
+	a->pend_reg = 0;
+	for (unsigned i = 0; i < n; i++)
+		place_frames(a, a->pend[i].items, a->pend[i].k);
+}
+
+void pte_mfb_frames(struct pte_mfb *a, uint32_t items, uint64_t k)
+{
+	unsigned i;
+
+	if (items == 0)
+		items = 1;
+	if (!k)
+		return;
+	for (i = 0; i < a->npend; i++)
+		if (a->pend[i].items == items)
+			break;
+	if (i == a->npend) {
+		if (a->npend == PTE_PEND) {
+			pte_mfb_place(a);
+			i = 0;
+		}
+		a->pend[i] = (struct pte_pend){ items, 0 };
+		a->npend = i + 1;
+	}
+	a->pend[i].k += k;
+	a->pend_reg += k * ((items + a->N - 1) / a->N);
+	a->pend_used = (a->cur_r + a->pend_reg + a->R - 1) / a->R;
+}
+
 void pte_mfb_frame(struct pte_mfb *a, uint32_t items)
 {
 	pte_mfb_frames(a, items, 1);
 }
 
-void pte_mfb_flush(struct pte_mfb *a)
+void pte_mfb_flush_now(struct pte_mfb *a)
 {
+	if (a->npend)
+		pte_mfb_place(a);
 	if (!a->cur_r)
 		return;
 	a->walk++;

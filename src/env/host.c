@@ -29,8 +29,11 @@ int64_t pte_host_latency(struct ep *e)
 		break;
 	}
 	}
-	int64_t c = (int64_t)llround(l);
-	return c < 1 ? 1 : c;
+	if (!(l >= 1.0))
+		return 1;
+	/* llround for a positive l: the fraction l - floor(l) is exact */
+	int64_t c = (int64_t)l;
+	return c + (l - (double)c >= 0.5);
 }
 
 unsigned pte_cpl_split(const struct ep *e, uint64_t a, uint32_t len, struct cpl_run *out)
@@ -58,10 +61,10 @@ unsigned pte_cpl_split(const struct ep *e, uint64_t a, uint32_t len, struct cpl_
 /* RC idles n cycles (at most to the end of the slice). */
 static void rc_idle(struct ep *e, uint64_t S, uint64_t n)
 {
-	pte_mfb_flush(&e->rc);
-	uint64_t trc = pte_mfb_used(&e->rc);
+	pte_wt_flush(&e->rc);
+	uint64_t trc = pte_wt_used(&e->rc);
 	if (trc < S)
-		pte_mfb_idle(&e->rc, n < S - trc ? n : S - trc);
+		pte_wt_idle(&e->rc, n < S - trc ? n : S - trc);
 }
 
 /* Nothing has arrived: RC idles until the first group does, or until a
@@ -71,7 +74,7 @@ static void rc_wait(struct ep *e, int64_t T0, uint64_t S, int rq_active, int64_t
 	const struct ent *first = pte_ents_first(&e->ptc.ents);
 	int64_t next = first ? first->t_arr : T0 + (int64_t)S;
 	if (rq_active) {
-		int64_t b = T0 + (int64_t)pte_mfb_used(&e->rq) + e->host.lat_min;
+		int64_t b = T0 + (int64_t)pte_wt_used(&e->rq) + e->host.lat_min;
 		if (b < next)
 			next = b;
 	}
@@ -110,14 +113,14 @@ static int rc_frames(struct ep *e, struct ent *x, struct cpl_run *cr, uint64_t k
 	int rc = pte_push_progress(e, trc);
 	if (rc)
 		return rc;
-	pte_mfb_frames(&e->rc, z->items, k);
+	pte_wt_frames(&e->rc, z->items, k);
 	uint64_t words = k * z->rcw;
 	p->stored += words;
 	p->reserved -= words;
 	pte_lvl_set(&e->stl, trc < S ? trc : S, pte_st_free(e));
 	rc = pte_fq_push(&p->st, x->port, bytes, k);
 	if (!rc)
-		rc = pte_push_progress(e, pte_mfb_used(&e->rc));
+		rc = pte_push_progress(e, pte_wt_used(&e->rc));
 	if (rc)
 		return rc;
 	e->truth.pcie[PTE_RC].bytes += k * (bytes + e->info.rc_header_bytes);
@@ -145,10 +148,193 @@ static const struct cpl_size *cpl_size(struct ep *e, uint32_t bytes)
 	return z;
 }
 
+/* Completions that went through the storage FIFO at once (see
+ * rc_apart): the storage FIFO level pulses, lo while each arrives. */
+struct pulses {
+	uint64_t t0, n, gaps;
+	uint32_t lo, hi;
+};
+
+static void pulses_flush(struct ep *e, struct pulses *q, uint64_t fw)
+{
+	if (q->n)
+		pte_lvl_pulses(&e->stl, q->t0, q->lo, q->hi, q->n, fw, q->gaps);
+	q->n = 0;
+}
+
+/* One completion arriving at slice cycle rel: into the storage FIFO and
+ * on towards its port.  Straight through while the storage FIFO holds
+ * nothing else and the push takes it (only the level pulses), else as
+ * rc_frames does it. */
+static int rc_one(struct ep *e, struct ent *x, const struct cpl_size *z, uint64_t rel,
+		  struct pulses *q)
+{
+	struct ptc *p = &e->ptc;
+	uint64_t fw = z->fw, cap = e->info.stfifo_words;
+	uint32_t hi = pte_st_free(e);
+	uint32_t lo = cap > p->stored + z->rcw ? (uint32_t)(cap - p->stored - z->rcw) : 0;
+
+	if (q->n && (hi != q->hi || lo != q->lo))
+		pulses_flush(e, q, fw);
+	if (!p->st.n && e->stl.since <= rel && pte_push_through(e, x->port, z->bytes, rel + fw)) {
+		p->reserved -= z->rcw;
+		if (q->n)
+			q->gaps += rel - (q->t0 + q->n * fw + q->gaps);
+		else
+			*q = (struct pulses){ rel, 0, 0, lo, hi };
+		q->n++;
+		return 0;
+	}
+	pulses_flush(e, q, fw);
+	int rc = pte_push_progress(e, rel);
+	p->stored += z->rcw;
+	p->reserved -= z->rcw;
+	pte_lvl_set(&e->stl, rel, pte_st_free(e));
+	if (!rc)
+		rc = pte_fq_push(&p->st, x->port, z->bytes, 1);
+	return rc ? rc : pte_push_progress(e, rel + fw);
+}
+
+/* The next frames_done at which group x gives back a tag or a header
+ * credit (rc_release), before the end of its last run. */
+static uint32_t next_release(const struct ent *x)
+{
+	uint64_t f = UINT64_MAX;
+	if (x->tags_rel < x->tags)
+		f = ((uint64_t)(x->tags_rel + 1) * x->frames + x->tags - 1) / x->tags;
+	if (x->cplh_rel < x->cplh) {
+		uint64_t g = ((uint64_t)(x->cplh_rel + 1) * x->frames + x->cplh - 1) / x->cplh;
+		if (g < f)
+			f = g;
+	}
+	return f > UINT32_MAX ? UINT32_MAX : (uint32_t)f;
+}
+
+/* Completions of a link-limited run that go straight through the storage
+ * FIFO (pte_push_through_room said m of them may), from the one at rel on,
+ * while they start by `until` and end in the slice: as rc_one and
+ * rc_release would do them one by one, the FIFOs' and the level's part in
+ * bulk.  *t and *lt follow; returns how many, *rel the next one's start. */
+static uint64_t rc_through(struct ep *e, struct ent *x, struct cpl_run *cr,
+			   const struct cpl_size *z, int64_t T0, uint64_t S, uint64_t until,
+			   uint64_t m, uint64_t *rel, uint64_t *t, double *lt, uint64_t *idle,
+			   int *err)
+{
+	struct ptc *p = &e->ptc;
+	const uint64_t fw = z->fw, cap = e->info.stfifo_words, t0 = *rel;
+	const uint32_t hi = pte_st_free(e);
+	const uint32_t lo = cap > p->stored + z->rcw ? (uint32_t)(cap - p->stored - z->rcw) : 0;
+	const double L = z->L;
+	uint32_t nr = next_release(x);
+	uint64_t k = 0, gaps = 0, r = *rel;
+
+	for (;;) {
+		cr->count--;
+		x->frames_done++;
+		*lt += L;
+		if (k)
+			gaps += r - *t;
+		*idle += r - *t;
+		*t = r + fw;
+		k++;
+		if (x->frames_done >= nr || cr->count == 0) {
+			int rc = rc_release(e, x, cr, T0 + (int64_t)*t);
+			if (rc) {
+				*err = rc;
+				break;
+			}
+			nr = next_release(x);
+		}
+		if (k == m || !cr->count)
+			break;
+		r = (uint64_t)(pte_ceil(*lt + L) - (int64_t)fw - T0);
+		if (r <= *t || r > until || r + fw > S)
+			break;
+	}
+	e->link.dn_t = *lt;
+	p->reserved -= k * z->rcw;
+	pte_lvl_pulses(&e->stl, t0, lo, hi, k, fw, gaps);
+	int rc = pte_push_through_bulk(e, x->port, z->bytes, k);
+	if (rc && !*err)
+		*err = rc;
+	*rel = r;
+	return k;
+}
+
+/*
+ * While the link, not the bus, is the limit (a completion takes L >= fw + 1
+ * cycles of link time), each completion of a run starts a new word after
+ * a gap: flush, idle, frame.  The completions RC would place one step at a
+ * time before the RQ's next step (those that start by `until`, and whose
+ * words end in the slice) go in one: the same bookkeeping per completion
+ * (in bulk while they go straight through the storage FIFO), their words
+ * through one call of the word builder.  Returns how many.
+ */
+static uint64_t rc_apart(struct ep *e, struct ent *x, struct cpl_run *cr,
+			 const struct cpl_size *z, int64_t T0, uint64_t S, uint64_t until,
+			 double lt, int *err)
+{
+	uint64_t t = pte_wt_used(&e->rc), idle = 0, n = 0, fw = z->fw;
+	double L = z->L;
+	struct pulses q = { 0 };
+
+	while (cr->count && !*err) {
+		uint64_t rel = (uint64_t)(pte_ceil(lt + L) - (int64_t)fw - T0);
+		if (rel <= t || rel > until || rel + fw > S)
+			break;
+		/* at most the completions that can start by until and the end
+		 * of the slice, one every L cycles */
+		uint64_t lim = (until < S - fw ? until : S - fw) - rel;
+		uint64_t most = (uint64_t)((double)lim / L) + 1;
+		if (most > cr->count)
+			most = cr->count;
+		uint64_t m = e->stl.since <= rel && pte_push_through_ok(e, rel + fw)
+				     ? pte_push_through_room(e, x->port, z->bytes, most)
+				     : 0;
+		if (m) {
+			pulses_flush(e, &q, fw);
+			n += rc_through(e, x, cr, z, T0, S, until, m, &rel, &t, &lt, &idle, err);
+			continue;
+		}
+		int rc = rc_one(e, x, z, rel, &q);
+		cr->count--;
+		x->frames_done++;
+		lt += L;
+		e->link.dn_t = lt;
+		if (!rc)
+			rc = rc_release(e, x, cr, T0 + (int64_t)(rel + fw));
+		idle += rel - t;
+		t = rel + fw;
+		n++;
+		if (rc)
+			*err = rc;
+	}
+	pulses_flush(e, &q, fw);
+	if (n) {
+		pte_wt_frames_apart(&e->rc, z->items, n, idle);
+		e->truth.pcie[PTE_RC].bytes += n * (cr->bytes + e->info.rc_header_bytes);
+		e->truth.read_bytes += n * cr->bytes;
+	}
+	return n;
+}
+
+/* After completions of the current run: the next run, or the group is
+ * done. */
+static int rc_run_done(struct ep *e, struct ent *x, const struct cpl_run *cr)
+{
+	struct ptc *p = &e->ptc;
+
+	if (cr->count || ++x->cur < x->nrun)
+		return 0;
+	pte_ents_put(&p->ents, (unsigned)p->rc_cur);
+	p->rc_cur = -1;
+	return 0;
+}
+
 int pte_rc_step(struct ep *e, int64_t T0, uint64_t S, int rq_active)
 {
 	struct ptc *p = &e->ptc;
-	uint64_t trc = pte_mfb_used(&e->rc);
+	uint64_t trc = pte_wt_used(&e->rc);
 	int64_t now = T0 + (int64_t)trc;
 
 	if (p->rc_cur < 0) {
@@ -165,8 +351,12 @@ int pte_rc_step(struct ep *e, int64_t T0, uint64_t S, int rq_active)
 	uint64_t fw = z->fw;
 	double L = z->L;
 	double lt0 = e->link.dn_t > (double)x->t_arr ? e->link.dn_t : (double)x->t_arr;
-	int64_t start = (int64_t)ceil(lt0 + L) - (int64_t)fw;
+	int64_t start = pte_ceil(lt0 + L) - (int64_t)fw;
 	if (start > now) {
+		int rc = 0;
+		if (L >= (double)fw + 1.0 &&
+		    rc_apart(e, x, cr, z, T0, S, rq_active ? pte_wt_used(&e->rq) : S, lt0, &rc))
+			return rc ? rc : rc_run_done(e, x, cr);
 		rc_idle(e, S, (uint64_t)(start - now));
 		return 0;
 	}
@@ -184,10 +374,6 @@ int pte_rc_step(struct ep *e, int64_t T0, uint64_t S, int rq_active)
 	e->link.dn_t = lt0 + L * (double)k;
 	/* A tag comes back with the last completion of its read: release
 	 * them in proportion to the completions received. */
-	rc = rc_release(e, x, cr, T0 + (int64_t)pte_mfb_used(&e->rc));
-	if (rc || cr->count || ++x->cur < x->nrun)
-		return rc;
-	pte_ents_put(&p->ents, (unsigned)p->rc_cur);
-	p->rc_cur = -1;
-	return 0;
+	rc = rc_release(e, x, cr, T0 + (int64_t)pte_wt_used(&e->rc));
+	return rc ? rc : rc_run_done(e, x, cr);
 }

@@ -28,17 +28,17 @@ void pte_link_init(struct ep *e, double pcie_hz)
 	in->rc_header_bytes = 12;
 	in->tlp_framing_bytes = 8;
 	e->link.up_Bpc = e->link.dn_Bpc = Bps / pcie_hz;
+	e->link.up_buf = (double)cfg->tx_buffer_bytes / e->link.up_Bpc;
+	unsigned sh = 0;
+	while ((1u << sh) < cfg->mps)
+		sh++;
+	e->link.mps_log2 = sh;
 }
 
 /* The Hard IP's buffer in PCIe cycles of upstream link time. */
 static double tx_buffer(const struct ep *e)
 {
-	return (double)e->cfg->tx_buffer_bytes / e->link.up_Bpc;
-}
-
-int pte_link_full(const struct ep *e, int64_t now)
-{
-	return e->link.up_t - (double)now > tx_buffer(e);
+	return e->link.up_buf;
 }
 
 /* Cycles until the backlog has drained to half the buffer (at least 1). */

@@ -15,6 +15,8 @@ void pte_mfb_put(struct pte_mfb *a, const struct pte_pat *p, int in, int out, ui
 struct pte_patent *pte_mfb_find(struct pte_mfb *a, const struct pte_pat *p, int in, int out);
 /* Fold the table into runs (the counted effects first). */
 void pte_mfb_fold(struct pte_mfb *a);
+/* The frames held back, placed (before anything but a frame). */
+void pte_mfb_place(struct pte_mfb *a);
 /* The counted effects into the table. */
 void pte_fx_expand(struct pte_mfb *a);
 

@@ -19,13 +19,7 @@
  * more (firmware-behavior.md 3.2). */
 static inline unsigned band(const struct lvl *l, uint32_t v)
 {
-	if (v == 0)
-		return 0;
-	if (v <= l->cap / 8)
-		return 1;
-	if (v <= l->cap / 2)
-		return 2;
-	return 3;
+	return v == 0 ? 0u : v <= (l->cap >> 3) ? 1u : v <= (l->cap >> 1) ? 2u : 3u;
 }
 
 void pte_lvl_begin(struct lvl *l)
@@ -52,6 +46,29 @@ void pte_lvl_set(struct lvl *l, uint64_t t, uint32_t v)
 		l->min = v;
 	l->cb = (uint8_t)band(l, v);
 	l->bval[l->cb] = v;
+}
+
+void pte_lvl_pulses(struct lvl *l, uint64_t t, uint32_t lo, uint32_t hi, uint64_t n,
+		    uint64_t len, uint64_t gaps)
+{
+	pte_lvl_set(l, t, lo);
+	if (t < l->since)
+		return; /* cannot happen: the caller starts at or after it */
+	uint64_t tl = n * len, th = gaps;
+	/* n pulses at lo of len cycles each; between them (n - 1 gaps, gaps
+	 * cycles in all) and after the last, hi */
+	unsigned bl = band(l, lo), bh = band(l, hi);
+	l->band[bl] += tl;
+	l->band[bh] += th;
+	if (l->full > lo)
+		l->used_area += (double)(l->full - lo) * (double)tl;
+	if (l->full > hi)
+		l->used_area += (double)(l->full - hi) * (double)th;
+	l->since = t + tl + th;
+	l->bval[bl] = lo;
+	l->bval[bh] = hi;
+	l->cur = hi;
+	l->cb = (uint8_t)bh;
 }
 
 void pte_lvl_close(struct lvl *l, uint64_t S, uint64_t *truth_band)
@@ -98,27 +115,27 @@ uint32_t pte_st_free(const struct ep *e)
 
 /* ---- tags and credits coming back ----------------------------------------- */
 
-int pte_apply_releases(struct ep *e, int64_t now, int64_t T0)
+/* One queue of releases (tags and credits coming back, in time order):
+ * those from head to head + applied have happened, and their tags get to
+ * the tag FIFO's read port tag_ready_delay cycles after theirs. */
+int pte_apply_releases_due(struct ep *e, int64_t now, int64_t T0)
 {
 	struct ptc *p = &e->ptc;
+	struct evq *q = &p->rel;
+	const int64_t delay = e->cfg->tag_ready_delay;
 
-	while (p->rel.n && pte_evq_head(&p->rel)->t <= now) {
-		struct ev *v = pte_evq_head(&p->rel);
+	while (q->applied < q->n && pte_evq_at(q, q->applied)->t <= now) {
+		const struct ev *v = pte_evq_at(q, q->applied++);
 		p->tags_used -= v->tags;
 		p->cplh_used -= v->cplh;
-		if (v->tags) {
-			int rc = pte_evq_push(&p->rdy, v->t + e->cfg->tag_ready_delay, v->tags, 0);
-			if (rc)
-				return rc;
-			p->notready += v->tags;
-		}
+		p->notready += v->tags;
 		int64_t rt = v->t - T0;
 		pte_lvl_set(&e->tagl, rt > 0 ? (uint64_t)rt : 0, p->tags_pool - p->tags_used);
-		pte_evq_pop(&p->rel);
 	}
-	while (p->rdy.n && pte_evq_head(&p->rdy)->t <= now) {
-		p->notready -= pte_evq_head(&p->rdy)->tags;
-		pte_evq_pop(&p->rdy);
+	while (q->applied && pte_evq_head(q)->t + delay <= now) {
+		p->notready -= pte_evq_head(q)->tags;
+		pte_evq_pop(q);
+		q->applied--;
 	}
 	return 0;
 }
@@ -171,20 +188,38 @@ static void port_capacity(struct ep *e, struct port *pt, unsigned port)
  * port take when they are near full: what the DMA side takes in the next
  * slice decides (below the FIFO sizes it never does).  0 sets the hold.
  */
+/* What the FIFOs of the port hold: words, regions, headers. */
+struct fifo_fill {
+	uint64_t w, r, h;
+};
+
+/* The capacities of the port's FIFOs holding f for completions of w words
+ * and reg regions: their own sizes and what the DMA side takes in the next
+ * slice, in frames by data (at the mean regions per frame of what they
+ * hold) and by headers. */
+static void fifo_caps(struct ep *e, struct port *pt, unsigned port, uint64_t w, uint64_t reg,
+		      struct fifo_fill f, uint64_t *capw, uint64_t *caph)
+{
+	port_capacity(e, pt, port);
+	uint64_t frames = f.h && f.r ? pt->cap_reg * f.h / f.r : pt->cap_reg / (reg ? reg : 1);
+	if (frames > pt->cap_hdr)
+		frames = pt->cap_hdr;
+	uint64_t fw = f.h ? frames * f.w / f.h : frames * w;
+	uint64_t drain = pt->cap_words < fw ? pt->cap_words : fw;
+	*capw = e->cfg->down_fifo_words + drain;
+	*caph = e->cfg->down_fifo_headers + frames;
+}
+
+static inline struct fifo_fill fifo_now(const struct port *pt)
+{
+	return (struct fifo_fill){ pt->af_words, pt->af_regions, pt->af_hdrs };
+}
+
 static uint64_t fifo_room(struct ep *e, struct port *pt, unsigned port, uint64_t k, uint64_t w,
 			  uint64_t reg, uint64_t t)
 {
-	port_capacity(e, pt, port);
-	/* frames the next slice takes: by data (at the mean regions per frame
-	 * of what the FIFO holds) and by headers */
-	uint64_t frames = pt->af_hdrs && pt->af_regions ? pt->cap_reg * pt->af_hdrs / pt->af_regions
-							: pt->cap_reg / (reg ? reg : 1);
-	if (frames > pt->cap_hdr)
-		frames = pt->cap_hdr;
-	uint64_t fw = pt->af_hdrs ? frames * pt->af_words / pt->af_hdrs : frames * w;
-	uint64_t drain = pt->cap_words < fw ? pt->cap_words : fw;
-	uint64_t capw = e->cfg->down_fifo_words + drain;
-	uint64_t caph = e->cfg->down_fifo_headers + frames;
+	uint64_t capw, caph;
+	fifo_caps(e, pt, port, w, reg, fifo_now(pt), &capw, &caph);
 	uint64_t roomw = capw > pt->af_words ? capw - pt->af_words : 0;
 	uint64_t roomh = caph > pt->af_hdrs ? caph - pt->af_hdrs : 0;
 	if (k > roomw / w)
@@ -196,6 +231,18 @@ static uint64_t fifo_room(struct ep *e, struct port *pt, unsigned port, uint64_t
 		e->push.held_from = t;
 	}
 	return k;
+}
+
+/* Whether the FIFOs of the port take one more completion (w words, reg
+ * regions) now, as fifo_room would say, without holding. */
+static int fifo_takes_one(struct ep *e, struct port *pt, unsigned port, uint64_t w, uint64_t reg)
+{
+	if (pt->af_words + w <= e->cfg->down_fifo_words &&
+	    pt->af_hdrs + 1 <= e->cfg->down_fifo_headers)
+		return 1;
+	uint64_t capw, caph;
+	fifo_caps(e, pt, port, w, reg, fifo_now(pt), &capw, &caph);
+	return pt->af_words + w <= capw && pt->af_hdrs + 1 <= caph;
 }
 
 /* Sizes repeat: divide once per completion size. */
@@ -227,15 +274,13 @@ static const struct size_cache *size_of(struct ep *e, uint32_t bytes)
  * data FIFO is full (the MFB before the split is held), BRAKE 5 when the
  * header FIFO is (the MVB), both when both are.
  */
-int pte_push_progress(struct ep *e, uint64_t t)
+int pte_push_moves(struct ep *e, uint64_t t)
 {
 	struct push *u = &e->push;
 	struct ptc *p = &e->ptc;
 
 	if (t > u->slice_len)
 		t = u->slice_len;
-	if (!p->st.n || u->held)
-		return 0;
 	uint64_t allowed = t * e->geo.rc_word; /* budget * t / slice_len: an RC word a cycle */
 	int moved = 0;
 	while (p->st.n && u->done < allowed) {
@@ -244,9 +289,11 @@ int pte_push_progress(struct ep *e, uint64_t t)
 		const struct size_cache *z = size_of(e, f->bytes);
 		const uint64_t w = z->w, reg = z->reg;
 		uint64_t k = f->count;
-		uint64_t kb = (allowed - u->done) / f->bytes + 1;
-		if (k > kb)
-			k = kb;
+		if (k * f->bytes > allowed - u->done) {
+			uint64_t kb = (allowed - u->done) / f->bytes + 1;
+			if (k > kb)
+				k = kb;
+		}
 		if (pt->af_words + k * w > e->cfg->down_fifo_words ||
 		    pt->af_hdrs + k > e->cfg->down_fifo_headers) {
 			k = fifo_room(e, pt, f->port, k, w, reg, t);
@@ -269,6 +316,74 @@ int pte_push_progress(struct ep *e, uint64_t t)
 	}
 	if (moved)
 		pte_lvl_set(&e->stl, t, pte_st_free(e));
+	return 0;
+}
+
+int pte_push_through(struct ep *e, unsigned port, uint32_t bytes, uint64_t t)
+{
+	struct push *u = &e->push;
+	struct port *pt = &e->port[port];
+
+	if (u->held || e->ptc.st.n || t > u->slice_len || u->done >= t * e->geo.rc_word)
+		return 0;
+	const struct size_cache *z = size_of(e, bytes);
+	if (!fifo_takes_one(e, pt, port, z->w, z->reg) || pte_fq_push(&pt->afifo, port, bytes, 1))
+		return 0;
+	pt->af_words += z->w;
+	pt->af_regions += z->reg;
+	pt->af_hdrs++;
+	u->done += bytes;
+	return 1;
+}
+
+int pte_push_through_ok(struct ep *e, uint64_t t)
+{
+	struct push *u = &e->push;
+
+	return !u->held && !e->ptc.st.n && t <= u->slice_len && u->done < t * e->geo.rc_word;
+}
+
+uint64_t pte_push_through_room(struct ep *e, unsigned port, uint32_t bytes, uint64_t max)
+{
+	struct port *pt = &e->port[port];
+	const struct size_cache *z = size_of(e, bytes);
+	const uint64_t w = z->w, reg = z->reg;
+	const uint64_t dfw = e->cfg->down_fifo_words, dfh = e->cfg->down_fifo_headers;
+	struct fifo_fill f = fifo_now(pt);
+	uint64_t k = 0;
+
+	/* below the FIFOs' own sizes at once; beyond them as fifo_room says,
+	 * one completion after the other */
+	if (f.w < dfw && f.h < dfh) {
+		k = (dfw - f.w) / w;
+		if (k > dfh - f.h)
+			k = dfh - f.h;
+		if (k > max)
+			k = max;
+		f = (struct fifo_fill){ f.w + k * w, f.r + k * reg, f.h + k };
+	}
+	for (; k < max; k++) {
+		uint64_t capw, caph;
+		fifo_caps(e, pt, port, w, reg, f, &capw, &caph);
+		if (f.w + w > capw || f.h + 1 > caph)
+			break;
+		f = (struct fifo_fill){ f.w + w, f.r + reg, f.h + 1 };
+	}
+	return k;
+}
+
+int pte_push_through_bulk(struct ep *e, unsigned port, uint32_t bytes, uint64_t k)
+{
+	struct port *pt = &e->port[port];
+	const struct size_cache *z = size_of(e, bytes);
+	int rc = pte_fq_push(&pt->afifo, port, bytes, k);
+
+	if (rc)
+		return rc;
+	pt->af_words += k * z->w;
+	pt->af_regions += k * z->reg;
+	pt->af_hdrs += k;
+	e->push.done += k * bytes;
 	return 0;
 }
 

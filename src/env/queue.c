@@ -29,11 +29,14 @@ static int ring_grow(void **buf, unsigned *cap, unsigned *head, unsigned n, size
 	return 0;
 }
 
-/* An empty ring of `want` zeroed elements (at least one). */
+/* An empty ring of `want` zeroed elements (at least one), rounded up to a
+ * power of two. */
 static int ring_init(void **buf, unsigned *cap, unsigned *head, unsigned *n, unsigned want,
 		     size_t size)
 {
-	*cap = want ? want : 1;
+	*cap = 1;
+	while (*cap < want)
+		*cap *= 2;
 	*head = *n = 0;
 	*buf = pte_calloc(*cap, size);
 	return *buf ? 0 : -ENOMEM;
@@ -52,6 +55,7 @@ int pte_reqq_init(struct reqq *q, unsigned cap)
 	int rc = ring_init(&b, &q->cap, &q->head, &q->n, cap, sizeof(*q->q));
 
 	q->q = b;
+	q->lim = cap ? cap : 1;
 	q->reqs = q->bytes = 0;
 	return rc;
 }
@@ -78,9 +82,9 @@ int pte_reqq_push(struct reqq *q, int write, unsigned port, uint32_t size, uint3
 			return 0;
 		}
 	}
-	if (q->n == q->cap)
+	if (q->n == q->lim)
 		return -ENOSPC;
-	struct req *r = &q->q[(q->head + q->n) % q->cap];
+	struct req *r = &q->q[(q->head + q->n) & (q->cap - 1)];
 	r->write = (uint8_t)write;
 	r->port = (uint8_t)port;
 	r->size = size;
@@ -111,21 +115,14 @@ void pte_fq_fini(struct fq *q)
 	q->q = NULL;
 }
 
-int pte_fq_push(struct fq *q, unsigned port, uint32_t bytes, uint64_t k)
+int pte_fq_grow_push(struct fq *q, unsigned port, uint32_t bytes, uint64_t k)
 {
-	if (q->n) {
-		struct frun *t = &q->q[pte_ring_tail(q->head, q->n, q->cap)];
-		if (t->port == port && t->bytes == bytes) {
-			t->count += k;
-			return 0;
-		}
-	}
 	void *b = q->q;
 	int rc = ring_room(&b, &q->cap, &q->head, q->n, sizeof(*q->q));
 	q->q = b;
 	if (rc)
 		return rc;
-	q->q[(q->head + q->n++) % q->cap] = (struct frun){ (uint8_t)port, bytes, k };
+	q->q[(q->head + q->n++) & (q->cap - 1)] = (struct frun){ (uint8_t)port, bytes, k };
 	return 0;
 }
 
@@ -135,6 +132,7 @@ int pte_evq_init(struct evq *q, unsigned cap)
 	int rc = ring_init(&b, &q->cap, &q->head, &q->n, cap, sizeof(*q->q));
 
 	q->q = b;
+	q->applied = 0;
 	return rc;
 }
 
@@ -144,14 +142,14 @@ void pte_evq_fini(struct evq *q)
 	q->q = NULL;
 }
 
-int pte_evq_push(struct evq *q, int64_t t, uint32_t tags, uint32_t cplh)
+int pte_evq_grow_push(struct evq *q, int64_t t, uint32_t tags, uint32_t cplh)
 {
 	void *b = q->q;
 	int rc = ring_room(&b, &q->cap, &q->head, q->n, sizeof(*q->q));
 	q->q = b;
 	if (rc)
 		return rc;
-	q->q[(q->head + q->n++) % q->cap] = (struct ev){ t, tags, cplh };
+	q->q[(q->head + q->n++) & (q->cap - 1)] = (struct ev){ t, tags, cplh };
 	return 0;
 }
 
@@ -160,9 +158,12 @@ int pte_evq_push(struct evq *q, int64_t t, uint32_t tags, uint32_t cplh)
 int pte_ents_init(struct ents *s, unsigned cap)
 {
 	memset(s, 0, sizeof(*s));
+	s->rcap = 1;
+	while (s->rcap < cap)
+		s->rcap *= 2;
 	s->pool = pte_calloc(cap, sizeof(*s->pool));
 	s->freel = pte_calloc(cap, sizeof(*s->freel));
-	s->heap = pte_calloc(cap, sizeof(*s->heap));
+	s->heap = pte_calloc(s->rcap, sizeof(*s->heap));
 	if (!s->pool || !s->freel || !s->heap)
 		return -ENOMEM;
 	s->cap = cap;
@@ -177,45 +178,4 @@ void pte_ents_fini(struct ents *s)
 	free(s->freel);
 	free(s->heap);
 	memset(s, 0, sizeof(*s));
-}
-
-static int ent_less(const struct ents *s, unsigned a, unsigned b)
-{
-	return s->pool[a].t_arr < s->pool[b].t_arr;
-}
-
-void pte_ents_push(struct ents *s, unsigned i)
-{
-	unsigned k = s->nheap++;
-	s->heap[k] = i;
-	while (k) {
-		unsigned p = (k - 1) / 2;
-		if (!ent_less(s, s->heap[k], s->heap[p]))
-			break;
-		unsigned t = s->heap[k];
-		s->heap[k] = s->heap[p];
-		s->heap[p] = t;
-		k = p;
-	}
-}
-
-unsigned pte_ents_pop(struct ents *s)
-{
-	unsigned top = s->heap[0];
-	s->heap[0] = s->heap[--s->nheap];
-	unsigned k = 0;
-	for (;;) {
-		unsigned l = 2 * k + 1, r = l + 1, m = k;
-		if (l < s->nheap && ent_less(s, s->heap[l], s->heap[m]))
-			m = l;
-		if (r < s->nheap && ent_less(s, s->heap[r], s->heap[m]))
-			m = r;
-		if (m == k)
-			break;
-		unsigned t = s->heap[k];
-		s->heap[k] = s->heap[m];
-		s->heap[m] = t;
-		k = m;
-	}
-	return top;
 }

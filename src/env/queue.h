@@ -7,7 +7,7 @@
  *        of equal completions
  * evq    timed events (tags and header credits coming back, tags reaching
  *        the tag FIFO's read port), in time order
- * ents   the read groups in flight: a pool with a free list and a heap by
+ * ents   the read groups in flight: a pool with a free list and a ring in order of
  *        the time their first completion arrives
  *
  * The ring buffers grow by doubling; a failed growth is -ENOMEM for the
@@ -36,15 +36,16 @@ struct ent {
 	struct cpl_run run[MAX_RUNS_PER_ENT];
 };
 
-/* Every queue is a ring of elements: cap slots from head, n used. */
+/* Every queue is a ring of elements: cap slots from head, n used; cap is
+ * a power of two. */
 static inline unsigned pte_ring_tail(unsigned head, unsigned n, unsigned cap)
 {
-	return (head + n - 1) % cap;
+	return (head + n - 1) & (cap - 1);
 }
 
 static inline void pte_ring_pop(unsigned *head, unsigned *n, unsigned cap)
 {
-	*head = (*head + 1) % cap;
+	*head = (*head + 1) & (cap - 1);
 	(*n)--;
 }
 
@@ -62,6 +63,7 @@ struct req {               /* requests of one kind, size and stride */
 struct reqq {
 	struct req *q;
 	unsigned cap, head, n;
+	unsigned lim;         /* runs it holds at most (cap is lim rounded up) */
 	uint64_t reqs, bytes; /* requests, write payload bytes */
 };
 
@@ -99,7 +101,21 @@ struct fq {
 int pte_fq_init(struct fq *q, unsigned cap);
 void pte_fq_fini(struct fq *q);
 /* Append k completions of one port and size.  0 or -ENOMEM. */
-int pte_fq_push(struct fq *q, unsigned port, uint32_t bytes, uint64_t k);
+int pte_fq_grow_push(struct fq *q, unsigned port, uint32_t bytes, uint64_t k);
+static inline int pte_fq_push(struct fq *q, unsigned port, uint32_t bytes, uint64_t k)
+{
+	if (q->n) {
+		struct frun *t = &q->q[pte_ring_tail(q->head, q->n, q->cap)];
+		if (t->port == port && t->bytes == bytes) {
+			t->count += k;
+			return 0;
+		}
+	}
+	if (q->n == q->cap)
+		return pte_fq_grow_push(q, port, bytes, k);
+	q->q[(q->head + q->n++) & (q->cap - 1)] = (struct frun){ (uint8_t)port, bytes, k };
+	return 0;
+}
 
 static inline struct frun *pte_fq_head(struct fq *q)
 {
@@ -121,12 +137,27 @@ struct ev {
 struct evq {
 	struct ev *q;
 	unsigned cap, head, n;
+	unsigned applied;     /* events from head that have happened (tag releases
+			       * whose tags are not ready yet, see ptc.c) */
 };
 
 int pte_evq_init(struct evq *q, unsigned cap);
 void pte_evq_fini(struct evq *q);
 /* Append an event (times never decrease).  0 or -ENOMEM. */
-int pte_evq_push(struct evq *q, int64_t t, uint32_t tags, uint32_t cplh);
+int pte_evq_grow_push(struct evq *q, int64_t t, uint32_t tags, uint32_t cplh);
+static inline int pte_evq_push(struct evq *q, int64_t t, uint32_t tags, uint32_t cplh)
+{
+	if (q->n == q->cap)
+		return pte_evq_grow_push(q, t, tags, cplh);
+	q->q[(q->head + q->n++) & (q->cap - 1)] = (struct ev){ t, tags, cplh };
+	return 0;
+}
+
+/* Event i from the head (i < n). */
+static inline struct ev *pte_evq_at(struct evq *q, unsigned i)
+{
+	return &q->q[(q->head + i) & (q->cap - 1)];
+}
 
 static inline struct ev *pte_evq_head(struct evq *q)
 {
@@ -144,7 +175,10 @@ struct ents {
 	struct ent *pool;
 	unsigned cap;
 	unsigned *freel, nfree;
-	unsigned *heap, nheap;     /* indices into pool, by t_arr */
+	/* indices into pool by t_arr (those of equal t_arr in the order
+	 * they came), a ring of rcap (a power of two) from rhead */
+	unsigned *heap, nheap;
+	unsigned rcap, rhead;
 };
 
 /* cap: the most groups ever in flight (each holds at least one tag). */
@@ -165,11 +199,30 @@ static inline void pte_ents_put(struct ents *s, unsigned i)
 /* The group that arrives first, or NULL. */
 static inline const struct ent *pte_ents_first(const struct ents *s)
 {
-	return s->nheap ? &s->pool[s->heap[0]] : NULL;
+	return s->nheap ? &s->pool[s->heap[s->rhead]] : NULL;
 }
 
-/* Schedule group i by its t_arr; take out the first one. */
-void pte_ents_push(struct ents *s, unsigned i);
-unsigned pte_ents_pop(struct ents *s);
+/* Schedule group i by its t_arr (after those that arrive at the same
+ * time: new groups mostly arrive last, so this is cheap); take out the
+ * first one. */
+static inline void pte_ents_push(struct ents *s, unsigned i)
+{
+	const unsigned m = s->rcap - 1;
+	const int64_t t = s->pool[i].t_arr;
+	unsigned k = s->nheap++;
+	while (k && s->pool[s->heap[(s->rhead + k - 1) & m]].t_arr > t) {
+		s->heap[(s->rhead + k) & m] = s->heap[(s->rhead + k - 1) & m];
+		k--;
+	}
+	s->heap[(s->rhead + k) & m] = i;
+}
+
+static inline unsigned pte_ents_pop(struct ents *s)
+{
+	unsigned top = s->heap[s->rhead];
+	s->rhead = (s->rhead + 1) & (s->rcap - 1);
+	s->nheap--;
+	return top;
+}
 
 #endif

@@ -1,6 +1,8 @@
 /*
  * pcie-telemetry: random numbers of the simulated card (see rng.h).
  */
+#include <math.h>
+
 #include "env/rng.h"
 
 static uint64_t splitmix(uint64_t *x)
@@ -26,4 +28,18 @@ unsigned pte_rng_pick(struct rng *r, const struct pte_dist *d)
 			return i;
 	}
 	return d->n - 1;
+}
+
+/* u = x * 2^-53 < acc exactly when x < ceil(acc * 2^53) (the scaling is
+ * exact), with acc summed as pte_rng_pick sums it. */
+void pte_rng_pick_init(struct pte_pick *k, const struct pte_dist *d)
+{
+	double acc = 0;
+
+	k->n = d->n;
+	for (unsigned i = 0; i + 1 < d->n; i++) {
+		acc += d->weight[i];
+		double t = ceil(acc * 9007199254740992.0);
+		k->thr[i] = t >= 9007199254740992.0 ? UINT64_C(1) << 53 : (uint64_t)t;
+	}
 }

@@ -45,4 +45,23 @@ static inline double pte_rng_unit(struct rng *r)
 /* The index of a size drawn from a distribution (weights sum to 1). */
 unsigned pte_rng_pick(struct rng *r, const struct pte_dist *d);
 
+/* The same draw through integer thresholds (pte_rng_pick_init): the same
+ * index for the same random bits, without floating point. */
+struct pte_pick {
+	unsigned n;
+	uint64_t thr[PTE_DIST_MAX]; /* index i while the 53 bits are below thr[i] */
+};
+void pte_rng_pick_init(struct pte_pick *k, const struct pte_dist *d);
+
+static inline unsigned pte_rng_pick_fast(struct rng *r, const struct pte_pick *k)
+{
+	uint64_t x = pte_rng_next(r) >> 11;
+	unsigned i = 0;
+	/* the thresholds rise: the index is how many x reaches, counted
+	 * without a branch that depends on the draw */
+	for (unsigned j = 0; j + 1 < k->n; j++)
+		i += x >= k->thr[j];
+	return i;
+}
+
 #endif

@@ -73,8 +73,8 @@ static int link_ready(struct ep *e, int64_t now, uint64_t trq, uint64_t S)
 	uint64_t wait;
 	if (!pte_link_wait(e, now, &wait))
 		return 1;
-	pte_mfb_flush(&e->rq);
-	pte_mfb_stall(&e->rq, wait < S - trq ? wait : S - trq);
+	pte_wt_flush(&e->rq);
+	pte_wt_stall(&e->rq, wait < S - trq ? wait : S - trq);
 	return 0;
 }
 
@@ -89,7 +89,7 @@ static uint64_t single_tlp_requests(const struct ep *e, const struct req *r, int
 
 	if (r->off || r->size > r->stride || 4096u % r->stride || r->size > e->info.mps)
 		return 0;
-	double buf = (double)e->cfg->tx_buffer_bytes / e->link.up_Bpc;
+	double buf = e->link.up_buf;
 	double L = (double)(tlp + e->info.tlp_framing_bytes) / e->link.up_Bpc;
 	double room = buf - (e->link.up_t - (double)now);
 	uint64_t n = room > L ? (uint64_t)(room / L) : 1;
@@ -103,7 +103,7 @@ static void write_tlps(struct ep *e, int64_t now, uint32_t chunk, uint64_t k)
 {
 	uint32_t tlp = chunk + e->info.rq_header_bytes;
 
-	pte_mfb_frames(&e->rq, pte_items(e, tlp), k);
+	pte_wt_frames(&e->rq, pte_items(e, tlp), k);
 	pte_link_send(e, now, tlp, k);
 	e->truth.pcie[PTE_RQ].bytes += k * tlp;
 	e->truth.writes += k;
@@ -114,30 +114,49 @@ static void write_tlps(struct ep *e, int64_t now, uint32_t chunk, uint64_t k)
 
 #define WRITE_RUNS 16
 
+/* Runs of equal TLPs of `rest` bytes from address a: TLPs of MPS bytes,
+ * each 4 KiB boundary cutting one short (the pieces between boundaries
+ * split alike); at most WRITE_RUNS runs.  Returns the bytes covered. */
+static uint32_t write_runs(const struct ep *e, uint64_t a, uint32_t rest, struct cpl_run *run,
+			   unsigned *nrun)
+{
+	const uint32_t mps = e->info.mps, sh = e->link.mps_log2;
+	uint32_t done = 0;
+	unsigned n = 0;
+
+	while (done < rest) {
+		uint32_t to4k = 4096u - (uint32_t)((a + done) & 4095u), seg = rest - done;
+		if (seg > to4k)
+			seg = to4k;
+		uint32_t full = seg >> sh, part = seg & (mps - 1);
+		struct cpl_run piece[2] = { { mps, full }, { part, part ? 1u : 0u } };
+		for (unsigned i = 0; i < 2; i++) {
+			if (!piece[i].count)
+				continue;
+			if (n && run[n - 1].bytes == piece[i].bytes) {
+				run[n - 1].count += piece[i].count;
+			} else {
+				if (n == WRITE_RUNS) {
+					*nrun = n;
+					return done + (i ? full * mps : 0);
+				}
+				run[n++] = piece[i];
+			}
+		}
+		done += seg;
+	}
+	*nrun = n;
+	return done;
+}
+
 /* The rest of the head write request (at most WRITE_RUNS runs of equal
  * TLPs): its TLPs leave together, back to back on the link. */
 static void write_request(struct ep *e, struct req *r, int64_t now)
 {
 	struct cpl_run run[WRITE_RUNS];
-	unsigned n = 0;
-	uint32_t off = r->off, mps = e->info.mps;
+	unsigned n;
+	uint32_t off = r->off + write_runs(e, r->addr + r->off, r->size - r->off, run, &n);
 
-	if ((r->addr + off) % mps == 0 && (r->size - off) % mps == 0) {
-		/* full-MPS TLPs only: a 4 KiB boundary never splits one */
-		run[n++] = (struct cpl_run){ mps, (r->size - off) / mps };
-		off = r->size;
-	}
-	while (off < r->size) {
-		uint32_t c = chunk_at(r->addr + off, r->size - off, e->info.mps);
-		if (n && run[n - 1].bytes == c) {
-			run[n - 1].count++;
-		} else {
-			if (n == WRITE_RUNS)
-				break;
-			run[n++] = (struct cpl_run){ c, 1 };
-		}
-		off += c;
-	}
 	for (unsigned i = 0; i < n; i++)
 		write_tlps(e, now, run[i].bytes, run[i].count);
 	r->off = off;
@@ -145,12 +164,90 @@ static void write_request(struct ep *e, struct req *r, int64_t now)
 		req_consumed(e, r);
 }
 
+/*
+ * Write requests of the head run that cross no 4 KiB boundary, one after
+ * the other as write_request would send them (each as MPS-sized TLPs and
+ * the rest, which depends only on the size), while the burst goes on: at
+ * most `max` of them, up to the end of the run, a request that crosses a
+ * boundary, the end of the slice or a full Hard IP buffer.  Only the
+ * bookkeeping per request; their frames go to the word builder at once
+ * (back to back, frames are placed the same in any order).  Returns the
+ * requests sent (0: the first one crosses a boundary).
+ */
+/* What a write request of a size that crosses no 4 KiB boundary takes:
+ * its MPS-sized TLPs and the rest, their items, RQ regions and link time
+ * (sizes repeat: remembered by size). */
+static const struct write_size *write_size(struct ep *e, uint32_t size)
+{
+	struct write_size *z = &e->ptc.wsz[(size / 4u) % WRITE_SIZES];
+
+	if (z->size == size)
+		return z;
+	const uint32_t mps = e->info.mps, hdr = e->info.rq_header_bytes;
+	const uint64_t N = e->rq.N;
+	const double fr = (double)e->info.tlp_framing_bytes, Bpc = e->link.up_Bpc;
+	z->size = size;
+	z->q = size >> e->link.mps_log2;
+	z->rem = size & (mps - 1);
+	z->it_q = pte_items(e, mps + hdr);
+	z->it_r = pte_items(e, z->rem + hdr);
+	z->regs = z->q * ((z->it_q + N - 1) / N) + (z->rem ? (z->it_r + N - 1) / N : 0);
+	z->Lq = (double)z->q * ((double)(mps + hdr) + fr) / Bpc;
+	z->Lr = ((double)(z->rem + hdr) + fr) / Bpc;
+	return z;
+}
+
+static uint64_t write_bulk(struct ep *e, int64_t T0, uint64_t S, struct req *r, unsigned max)
+{
+	const uint32_t mps = e->info.mps, hdr = e->info.rq_header_bytes;
+	const struct write_size *z = write_size(e, r->size);
+	const uint32_t q = z->q, rem = z->rem;
+	const struct pte_wt *b = &e->rq;
+	const uint64_t R = b->R, regs = z->regs;
+	const double Lq = z->Lq, Lr = z->Lr;
+	uint64_t base = b->pend, n = 0;
+	uint64_t trq = pte_wt_used(b);
+	int64_t now = T0 + (int64_t)trq;
+
+	while (n < max && r->count > n) {
+		uint64_t a4 = (r->addr + n * r->stride) & 4095u;
+		if (a4 + r->size > 4096u)
+			break;
+		double t = e->link.up_t > (double)now ? e->link.up_t : (double)now;
+		if (q)
+			t = e->link.up_t = t + Lq;
+		if (rem)
+			e->link.up_t = t + Lr;
+		n++;
+		/* the RQ bus after this request's frames */
+		trq = b->placed + pte_wt_div(b, b->cur_r + base + n * regs + R - 1);
+		now = T0 + (int64_t)trq;
+		if (trq >= S || pte_link_full(e, now))
+			break;
+	}
+	if (!n)
+		return 0;
+	pte_wt_frames(&e->rq, z->it_q, n * q);
+	pte_wt_frames(&e->rq, z->it_r, rem ? n : 0);
+	e->truth.pcie[PTE_RQ].bytes += n * (q * (uint64_t)(mps + hdr) + (rem ? rem + hdr : 0));
+	e->truth.writes += n * (q + (rem ? 1 : 0));
+	e->truth.write_bytes += n * r->size;
+	e->ptc.in.bytes -= n * r->size;
+	e->ptc.consumed_bytes += n * r->size;
+	r->count -= n - 1;
+	r->addr += (n - 1) * r->stride;
+	e->ptc.in.reqs -= n - 1;
+	e->ptc.consumed_reqs += n - 1;
+	req_consumed(e, r);
+	return n;
+}
+
 /* A burst of write requests, back to back while the Hard IP takes them:
  * the TLPs of a request leave at the time of its first one. */
 static void write_burst(struct ep *e, int64_t T0, uint64_t S, struct req *r, int64_t now)
 {
-	for (unsigned burst = 0; burst < 64; burst++) {
-		uint64_t reqs = single_tlp_requests(e, r, now);
+	for (unsigned burst = 0; burst < 64;) {
+		uint64_t reqs = single_tlp_requests(e, r, now), n;
 		if (reqs) {
 			write_tlps(e, now, r->size, reqs);
 			r->count -= reqs - 1;
@@ -158,11 +255,15 @@ static void write_burst(struct ep *e, int64_t T0, uint64_t S, struct req *r, int
 			e->ptc.in.reqs -= reqs - 1;
 			e->ptc.consumed_reqs += reqs - 1;
 			req_consumed(e, r);
+			burst++;
+		} else if (!r->off && (n = write_bulk(e, T0, S, r, 64 - burst))) {
+			burst += (unsigned)n;
 		} else {
 			write_request(e, r, now);
+			burst++;
 		}
 		r = pte_reqq_head(&e->ptc.in);
-		uint64_t trq = pte_mfb_used(&e->rq);
+		uint64_t trq = pte_wt_used(&e->rq);
 		now = T0 + (int64_t)trq;
 		if (!r || !r->write || trq >= S || pte_link_full(e, now))
 			return;
@@ -193,17 +294,15 @@ static int splits_alike(const struct ep *e, struct req *r)
  * The TLPs of one read request and their completions, when every request
  * of the run splits the same way; 0 otherwise.
  */
-static int uniform_read(struct ep *e, struct req *r, struct split_cache *out)
+static const struct split_cache *uniform_read(struct ep *e, struct req *r)
 {
-	struct split_cache *u = &e->ptc.ur;
+	struct split_cache *out = &e->ptc.ur;
 
 	if (r->off || !splits_alike(e, r))
-		return 0;
+		return NULL;
 	/* under these conditions the split does not depend on the address */
-	if (u->valid && u->size == r->size && u->stride == r->stride) {
-		*out = *u;
-		return 1;
-	}
+	if (out->valid && out->size == r->size && out->stride == r->stride)
+		return out;
 	memset(out, 0, sizeof(*out));
 	for (uint32_t off = 0; off < r->size;) {
 		uint32_t c = r->size - off < e->info.mrrs ? r->size - off : e->info.mrrs;
@@ -216,8 +315,10 @@ static int uniform_read(struct ep *e, struct req *r, struct split_cache *out)
 				if (out->cr[j].bytes == t.cr[i].bytes)
 					break;
 			if (j == out->ncr) {
-				if (out->ncr == MAX_RUNS_PER_ENT)
-					return 0;
+				if (out->ncr == MAX_RUNS_PER_ENT) {
+					out->valid = 0;
+					return NULL;
+				}
 				out->cr[out->ncr++] = (struct cpl_run){ t.cr[i].bytes, 0 };
 			}
 			out->cr[j].count += t.cr[i].count;
@@ -230,8 +331,10 @@ static int uniform_read(struct ep *e, struct req *r, struct split_cache *out)
 	out->valid = 1;
 	out->size = r->size;
 	out->stride = r->stride;
-	*u = *out;
-	return 1;
+	out->frames = 0;
+	for (unsigned i = 0; i < out->ncr; i++)
+		out->frames += out->cr[i].count;
+	return out;
 }
 
 /*
@@ -275,29 +378,65 @@ static void group_need_calc(struct ep *e, const struct req *r, const struct tlp_
 	}
 }
 
-/* The same head asks again while it waits: remember the last answer. */
+/* The entry of group_need's cache for a head that splits alike (or not). */
+static inline unsigned gc_slot(const struct req *r, int uni)
+{
+	return uni ? 1u + (((r->off >> 6) ^ (r->off >> 9)) & (GROUP_CACHE - 2)) : 0u;
+}
+
+static inline int gc_same_head(const struct group_cache *g, const struct req *r)
+{
+	return g->valid && g->addr == r->addr && g->count == r->count && g->off == r->off &&
+	       g->size == r->size && g->stride == r->stride;
+}
+
+/* The same head asks again while it waits, and requests that split alike
+ * ask the same at the same offset: remember the answers. */
 static const struct group_cache *group_need(struct ep *e, struct req *r,
 					    const struct tlp_need *first)
 {
-	struct group_cache *g = &e->ptc.gc;
+	struct group_cache *g = &e->ptc.gc[e->ptc.gc_last];
 	/* the same head as last time: the same answer */
-	if (g->valid && g->addr == r->addr && g->count == r->count && g->off == r->off &&
-	    g->size == r->size && g->stride == r->stride)
+	if (gc_same_head(g, r))
 		return g;
 	/* requests that split alike: with more of them left than a group
 	 * takes, the answer depends on the offset alone */
 	int uni = splits_alike(e, r) && r->count > e->cfg->ptc_read_group;
+	e->ptc.gc_last = gc_slot(r, uni);
+	g = &e->ptc.gc[e->ptc.gc_last];
 	if (!(g->valid && g->uni == uni && g->off == r->off && g->size == r->size &&
 	      g->stride == r->stride && (uni || (g->addr == r->addr && g->count == r->count)))) {
 		g->uni = uni;
 		group_need_calc(e, r, first, g);
 		g->valid = 1;
-		g->addr = r->addr;
 		g->off = r->off;
-		g->count = r->count;
 		g->size = r->size;
 		g->stride = r->stride;
 	}
+	g->addr = r->addr;
+	g->count = r->count;
+	return g;
+}
+
+/* group_need() when it is known without the first TLP: the head is the
+ * one asked about last time, or a run of requests that split alike, with
+ * more left than a group takes, at the start of a request, asked about
+ * before; NULL otherwise. */
+static inline const struct group_cache *group_need_uni(struct ep *e, struct req *r)
+{
+	struct group_cache *g = &e->ptc.gc[e->ptc.gc_last];
+
+	if (gc_same_head(g, r))
+		return g;
+	if (r->alike != 1 || r->count <= e->cfg->ptc_read_group)
+		return NULL;
+	unsigned slot = gc_slot(r, 1);
+	g = &e->ptc.gc[slot];
+	if (!g->valid || !g->uni || g->off != r->off || g->size != r->size || g->stride != r->stride)
+		return NULL;
+	e->ptc.gc_last = slot;
+	g->addr = r->addr;
+	g->count = r->count;
 	return g;
 }
 
@@ -326,16 +465,16 @@ static enum pte_brake read_blocked(const struct ep *e, const struct group_cache 
  */
 static void read_wait(struct ep *e, int64_t T0, uint64_t S, uint64_t trq, enum pte_brake why)
 {
-	struct ptc *p = &e->ptc;
-	uint64_t trc = pte_mfb_used(&e->rc);
+	uint64_t trc = pte_wt_used(&e->rc);
 	uint64_t until = S;
 
 	if (why == PTE_BRAKE_NO_TAG || why == PTE_BRAKE_NO_CPLH) {
 		until = trc < S ? trc : S;
-		if (p->rel.n && pte_evq_head(&p->rel)->t - T0 < (int64_t)until)
-			until = (uint64_t)(pte_evq_head(&p->rel)->t - T0);
-	} else if (why == PTE_BRAKE_TAG_NOT_READY && p->rdy.n) {
-		until = (uint64_t)(pte_evq_head(&p->rdy)->t - T0);
+		int64_t rel = pte_next_release(e);
+		if (rel - T0 < (int64_t)until)
+			until = (uint64_t)(rel - T0);
+	} else if (why == PTE_BRAKE_TAG_NOT_READY && pte_next_ready(e) != INT64_MAX) {
+		until = (uint64_t)(pte_next_ready(e) - T0);
 	} else if (why == PTE_BRAKE_NO_SPACE && !e->push.held) {
 		/* completions come in and leave towards the DMA */
 		until = trc < S ? trc : S;
@@ -344,14 +483,14 @@ static void read_wait(struct ep *e, int64_t T0, uint64_t S, uint64_t trq, enum p
 		until = trq + 1;
 	if (until > S)
 		until = S;
-	pte_mfb_flush(&e->rq);
-	trq = pte_mfb_used(&e->rq);
+	pte_wt_flush(&e->rq);
+	trq = pte_wt_used(&e->rq);
 	if (trq >= S)
 		return;
 	if (until <= trq)
 		until = trq + 1;
 	e->brk.cyc[why] += until - trq;
-	pte_mfb_idle(&e->rq, until - trq);
+	pte_wt_idle(&e->rq, until - trq);
 }
 
 /* ---- a group of reads --------------------------------------------------------------- */
@@ -389,6 +528,7 @@ static uint64_t read_uniform(struct ep *e, struct req *r, struct ent *x, uint64_
 	x->nrun = (uint8_t)u->ncr;
 	for (unsigned i = 0; i < u->ncr; i++)
 		x->run[i] = (struct cpl_run){ u->cr[i].bytes, (uint32_t)(u->cr[i].count * k) };
+	x->frames = (uint32_t)(k * u->frames);
 	x->cplh = (uint32_t)(k * u->h);
 	x->res_words = (uint32_t)(k * u->w);
 	p->tags_used += (unsigned)tlps;
@@ -427,8 +567,129 @@ static int merge_runs(struct ent *x, const struct tlp_need *n)
 	return 1;
 }
 
-/* TLP by TLP while every resource lasts, as one group; the first TLP
- * (chunk bytes, needs *n) is known to fit.  Returns the TLPs. */
+/* Completions of one size join runs (at most MAX_RUNS_PER_ENT of them,
+ * in the order they first appear): 0 when there would be more. */
+static int add_run_to(struct cpl_run *run, unsigned *n, const struct cpl_run *c)
+{
+	unsigned j;
+	for (j = 0; j < *n; j++)
+		if (run[j].bytes == c->bytes)
+			break;
+	if (j == *n) {
+		if (*n == MAX_RUNS_PER_ENT)
+			return 0;
+		run[(*n)++] = (struct cpl_run){ c->bytes, 0 };
+	}
+	run[j].count += c->count;
+	return 1;
+}
+
+/* What the whole head request needs (it has sent nothing yet): its TLPs
+ * and their completions, storage FIFO words and header credits, which
+ * depend only on its size and where it starts in a 4 KiB page and in a
+ * host completion block.  NULL when its completions come in more sizes
+ * than a group holds. */
+static const struct req_cache *req_need(struct ep *e, const struct req *r)
+{
+	uint32_t a4k = (uint32_t)(r->addr % 4096u), acpl = (uint32_t)(r->addr % e->host.cpl_bytes);
+	uint32_t hsh = r->size * 0x9E3779B1u ^ a4k * 0x85EBCA77u ^ acpl * 0xC2B2AE3Du;
+	struct req_cache *q = &e->ptc.req[(hsh ^ hsh >> 15) % REQ_CACHE];
+
+	if (q->size == r->size && q->a4k == a4k && q->acpl == acpl)
+		return q->ok ? q : NULL;
+	memset(q, 0, sizeof(*q));
+	q->ok = 1;
+	for (uint32_t off = 0; off < r->size && q->ok;) {
+		uint64_t a = r->addr + off;
+		uint32_t c = chunk_at(a, r->size - off, e->info.mrrs);
+		struct tlp_need t;
+		read_need(e, a, c, &t);
+		for (unsigned i = 0; i < t.ncr && q->ok; i++)
+			q->ok = add_run_to(q->cr, &q->ncr, &t.cr[i]);
+		q->w += t.w;
+		q->h += t.h;
+		q->ntlp++;
+		off += c;
+	}
+	q->size = r->size;
+	q->a4k = a4k;
+	q->acpl = acpl;
+	return q->ok ? q : NULL;
+}
+
+/* How many requests of the head run, from the head on, need what the head
+ * needs (req_need), at most max: those at the same place in a 4 KiB page
+ * and in a host completion block, or, while none crosses a 4 KiB
+ * boundary, at the same place in a completion block. */
+static uint64_t alike_from_head(const struct ep *e, const struct req *r, uint64_t max)
+{
+	const uint32_t C = e->host.cpl_bytes;
+	uint64_t k = 1;
+
+	if (max > r->count)
+		max = r->count;
+	if (max <= 1 || r->stride % C)
+		return max ? 1 : 0;
+	if (r->stride % 4096u == 0)
+		return max;
+	while (k < max && ((r->addr + (k - 1) * r->stride) & 4095u) + r->size <= 4096u &&
+	       ((r->addr + k * r->stride) & 4095u) + r->size <= 4096u)
+		k++;
+	return k;
+}
+
+/* Whole requests join group x, as many as would one after the other TLP
+ * by TLP (read_tlps), when they need alike: tags, storage FIFO words,
+ * header credits, the group's runs and its TLPs.  Returns their TLPs and
+ * *m their number; 0 when not even the head fits. */
+static uint64_t read_whole(struct ep *e, const struct req *r, struct ent *x, uint64_t tlps,
+			   uint64_t *m)
+{
+	struct ptc *p = &e->ptc;
+	const struct req_cache *q = r->off ? NULL : req_need(e, r);
+
+	if (!q)
+		return 0;
+	uint64_t k = (READS_PER_GROUP - tlps) / q->ntlp, lim;
+	lim = (p->tags_pool - p->tags_used - p->notready) / q->ntlp;
+	if (p->tags_pool - p->tags_used < p->notready)
+		lim = 0;
+	if (k > lim)
+		k = lim;
+	lim = p->stored + p->reserved < e->info.stfifo_words
+		      ? (e->info.stfifo_words - p->stored - p->reserved) / q->w
+		      : 0;
+	if (k > lim)
+		k = lim;
+	if (e->info.cpl_headers) {
+		lim = p->cplh_used < e->info.cpl_headers ? (e->info.cpl_headers - p->cplh_used) / q->h : 0;
+		if (k > lim)
+			k = lim;
+	}
+	if (!k || !(k = alike_from_head(e, r, k)))
+		return 0;
+	struct cpl_run run[MAX_RUNS_PER_ENT];
+	unsigned n = x->nrun;
+	memcpy(run, x->run, n * sizeof(*run));
+	for (unsigned i = 0; i < q->ncr; i++) {
+		struct cpl_run c = { q->cr[i].bytes, (uint32_t)(q->cr[i].count * k) };
+		if (!add_run_to(run, &n, &c))
+			return 0;
+	}
+	memcpy(x->run, run, n * sizeof(*run));
+	x->nrun = (uint8_t)n;
+	p->tags_used += (unsigned)(k * q->ntlp);
+	p->cplh_used += (unsigned)(k * q->h);
+	p->reserved += k * q->w;
+	x->cplh += (uint32_t)(k * q->h);
+	x->res_words += (uint32_t)(k * q->w);
+	*m = k;
+	return k * q->ntlp;
+}
+
+/* TLP by TLP while every resource lasts, as one group (whole requests at
+ * once when all their TLPs fit); the first TLP (chunk bytes, needs *n) is
+ * known to fit.  Returns the TLPs. */
 static uint64_t read_tlps(struct ep *e, struct req *r, struct ent *x, uint32_t chunk,
 			  struct tlp_need *n)
 {
@@ -439,6 +700,17 @@ static uint64_t read_tlps(struct ep *e, struct req *r, struct ent *x, uint32_t c
 	x->cplh = 0;
 	x->res_words = 0;
 	for (;;) {
+		uint64_t m, whole = read_whole(e, r, x, tlps, &m);
+		if (whole) {
+			tlps += whole;
+			r->count -= m - 1;
+			r->addr += (m - 1) * r->stride;
+			p->in.reqs -= m - 1;
+			p->consumed_reqs += m - 1;
+			if (req_consumed(e, r) || tlps >= READS_PER_GROUP)
+				break;
+			continue;
+		}
 		if (tlps) {
 			uint64_t a;
 			chunk = tlp_chunk(r, e->info.mrrs, &a);
@@ -472,8 +744,8 @@ static int read_group(struct ep *e, int64_t T0, uint64_t trq, int64_t now, struc
 {
 	struct ptc *p = &e->ptc;
 	uint32_t hdr = e->info.rq_header_bytes;
-	struct split_cache u;
-	uint64_t k = uniform_read(e, r, &u) ? uniform_count(e, r, &u) : 0;
+	const struct split_cache *u = uniform_read(e, r);
+	uint64_t k = u ? uniform_count(e, r, u) : 0;
 	int xi = pte_ents_get(&p->ents);
 	if (xi < 0)
 		return -EOVERFLOW; /* cannot happen: a group holds a tag, the pool has more */
@@ -481,18 +753,34 @@ static int read_group(struct ep *e, int64_t T0, uint64_t trq, int64_t now, struc
 	int64_t lat = pte_host_latency(e);
 
 	x->port = r->port;
-	uint64_t tlps = k ? read_uniform(e, r, x, k, &u) : read_tlps(e, r, x, chunk, first);
-	pte_mfb_frames(&e->rq, pte_items(e, hdr), tlps);
+	if (!k && !first->ncr) {
+		/* the group need was known without it (group_need_uni) */
+		uint64_t a;
+		chunk = tlp_chunk(r, e->info.mrrs, &a);
+		read_need(e, a, chunk, first);
+	}
+	uint64_t tlps;
+	if (k) {
+		tlps = read_uniform(e, r, x, k, u);
+	} else {
+		tlps = read_tlps(e, r, x, chunk, first);
+		x->frames = 0;
+		for (unsigned i = 0; i < x->nrun; i++)
+			x->frames += x->run[i].count;
+	}
+	pte_wt_frames(&e->rq, pte_items(e, hdr), tlps);
 	pte_link_send(e, now, hdr, tlps);
 	x->t_take = now;
-	x->t_arr = T0 + (int64_t)pte_mfb_used(&e->rq) + lat;
+	x->t_arr = T0 + (int64_t)pte_wt_used(&e->rq) + lat;
 	x->reads = (uint32_t)tlps;
 	x->tags = (uint32_t)tlps;
 	x->cur = 0;
-	x->frames = 0;
-	for (unsigned i = 0; i < x->nrun; i++)
-		x->frames += x->run[i].count;
 	x->frames_done = x->tags_rel = x->cplh_rel = 0;
+	if (!e->info.cpl_headers) {
+		/* the endpoint manages its buffer: no credits to give back */
+		p->cplh_used -= x->cplh;
+		x->cplh = 0;
+	}
 	pte_ents_push(&p->ents, (unsigned)xi);
 	pte_lvl_set(&e->tagl, trq, p->tags_pool - p->tags_used);
 	e->truth.pcie[PTE_RQ].bytes += tlps * hdr;
@@ -504,7 +792,7 @@ static int read_group(struct ep *e, int64_t T0, uint64_t trq, int64_t now, struc
 
 int pte_rq_step(struct ep *e, int64_t T0, uint64_t S)
 {
-	uint64_t trq = pte_mfb_used(&e->rq);
+	uint64_t trq = pte_wt_used(&e->rq);
 	int64_t now = T0 + (int64_t)trq;
 	int rc = pte_apply_releases(e, now, T0);
 
@@ -514,8 +802,8 @@ int pte_rq_step(struct ep *e, int64_t T0, uint64_t S)
 		return rc;
 	struct req *r = pte_reqq_head(&e->ptc.in);
 	if (!r) {
-		pte_mfb_flush(&e->rq);
-		pte_mfb_idle(&e->rq, S - pte_mfb_used(&e->rq));
+		pte_wt_flush(&e->rq);
+		pte_wt_idle(&e->rq, S - pte_wt_used(&e->rq));
 		return 0;
 	}
 	if (r->write) {
@@ -523,11 +811,18 @@ int pte_rq_step(struct ep *e, int64_t T0, uint64_t S)
 			write_burst(e, T0, S, r, now);
 		return 0;
 	}
-	uint64_t a;
-	uint32_t chunk = tlp_chunk(r, e->info.mrrs, &a);
+	uint32_t chunk = 0;
 	struct tlp_need first;
-	read_need(e, a, chunk, &first);
-	enum pte_brake why = read_blocked(e, group_need(e, r, &first));
+	const struct group_cache *g = group_need_uni(e, r);
+	if (!g) {
+		uint64_t a;
+		chunk = tlp_chunk(r, e->info.mrrs, &a);
+		read_need(e, a, chunk, &first);
+		g = group_need(e, r, &first);
+	} else {
+		first.ncr = 0; /* a uniform group needs no first TLP */
+	}
+	enum pte_brake why = read_blocked(e, g);
 	if (why != PTE_BRAKE_NONE) {
 		read_wait(e, T0, S, trq, why);
 		return 0;

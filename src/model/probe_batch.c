@@ -443,10 +443,10 @@ static int lz_run(ptm_probe *p, uint64_t n)
 	return events;
 }
 
-/* The whole batch in the batch representation; 0 when not applicable
- * (a reset, a settling synchroniser, the plain path). */
-ALWAYS_INLINE uint64_t lz_batch(ptm_probe *p, const struct ptm_bus_in *bus, uint32_t brake1,
-				uint32_t brake, uint64_t n)
+/* A batch in the batch representation begins (its first edge is no reset
+ * edge; *was_rst: the last one was); 0 when the representation does not
+ * apply now (a reset, a settling synchroniser, the plain path). */
+static inline int lz_begin(ptm_probe *p, int *was_rst)
 {
 	const unsigned fl = p->flag_lvl;
 	if (((unsigned)p->rsync | p->mi_rst | p->slow | (p->fq1 ^ fl) | (p->fq2 ^ fl) |
@@ -454,9 +454,20 @@ ALWAYS_INLINE uint64_t lz_batch(ptm_probe *p, const struct ptm_bus_in *bus, uint
 		return 0;
 	if (!p->lazy && !lz_enter(p))
 		return 0;
-	int was_rst = p->rst_in; /* or: an edge did more than count */
+	*was_rst = p->rst_in;
 	p->rst_in = 0;
 	p->reset_held = 0;
+	return 1;
+}
+
+/* The whole batch in the batch representation; 0 when not applicable
+ * (a reset, a settling synchroniser, the plain path). */
+ALWAYS_INLINE uint64_t lz_batch(ptm_probe *p, const struct ptm_bus_in *bus, uint32_t brake1,
+				uint32_t brake, uint64_t n)
+{
+	int was_rst; /* or: an edge did more than count */
+	if (!lz_begin(p, &was_rst))
+		return 0;
 	const uint64_t t0 = p->tau;
 	const unsigned nb = p->g.buses;
 	for (unsigned b = 0; b < nb; b++)
@@ -478,6 +489,101 @@ ALWAYS_INLINE uint64_t lz_batch(ptm_probe *p, const struct ptm_bus_in *bus, uint
 		update_mi_hot(p);
 	}
 	return n;
+}
+
+/* The next capture edge from tau on (run & pos = 0; see sweep_edge), or
+ * UINT64_MAX when there is none before `end`.  Without reset a sweep ends
+ * long before the next tick. */
+static uint64_t lz_next_capture(const ptm_probe *p, uint64_t end)
+{
+	uint64_t t = p->tau, period = p->period;
+	if (p->run) {
+		if (p->pos == 0)
+			return t;
+		uint64_t k = p->groups - p->pos + 1; /* edges to the end of the slot */
+		if (p->slot + 1u < GROUP_SIZE)
+			return t + k < end ? t + k : UINT64_MAX;
+		t += k;
+		period = (period + k) & p->dp_mask;
+	}
+	t += (p->dp_mask - period) + 1; /* the tick edge, then the first capture */
+	return t < end ? t : UINT64_MAX;
+}
+
+/* A run-list cursor of one lane group: the runs with a start <= upto
+ * become the group's rates. */
+struct lz_cursor {
+	uint64_t start;
+	unsigned i;
+};
+
+static void lz_bus_upto(ptm_probe *p, unsigned b, const struct ptm_bus_run *run, unsigned n,
+			struct lz_cursor *c, uint64_t upto)
+{
+	while (c->i < n && c->start <= upto) {
+		const struct ptm_bus_in *in = &run[c->i].in;
+		/* only the first run may be the inputs the group has (the
+		 * others follow a change; a run alike the one before it gives
+		 * the same rates again) */
+		if (c->i || !p->lz[b].valid || !same_bus_in(p, &p->lz[b].key, in))
+			lz_bus(p, b, in, c->start);
+		c->start += run[c->i++].len;
+	}
+}
+
+static void lz_global_upto(ptm_probe *p, const struct ptm_val_run *run, unsigned n,
+			   struct lz_cursor *c, uint64_t upto)
+{
+	const unsigned nb = p->g.buses;
+	while (c->i < n && c->start <= upto) {
+		const uint32_t bk = run[c->i].val & p->brake_mask;
+		if (!p->lz[nb].valid || p->lz[nb].gkey != bk)
+			lz_global(p, bk, bk, c->start);
+		c->start += run[c->i++].len;
+	}
+}
+
+int ptm_probe_clk_runs(ptm_probe *p, const struct ptm_bus_run *const *bus, const unsigned *nruns,
+		       const struct ptm_val_run *brake, unsigned nbrake, uint64_t n)
+{
+	const unsigned nb = p->g.buses;
+	int events; /* or: an edge did more than count */
+	if (!n || !lz_begin(p, &events))
+		return 0;
+	const uint64_t end = p->tau + n;
+	struct lz_cursor cur[PTM_MAX_PROBE_BUSES + 1];
+	for (unsigned b = 0; b <= nb; b++)
+		cur[b] = (struct lz_cursor){ p->tau, 0 };
+	/* The groups take their runs up to each capture, which reads them at
+	 * its edge: a group's rates may run ahead of the probe's edges, not
+	 * of a capture. */
+	for (;;) {
+		const uint64_t c = lz_next_capture(p, end), upto = c < end ? c : end - 1;
+		for (unsigned b = 0; b < nb; b++)
+			lz_bus_upto(p, b, bus[b], nruns[b], &cur[b], upto);
+		lz_global_upto(p, brake, nbrake, &cur[nb], upto);
+		if (c == UINT64_MAX) {
+			events |= lz_run(p, end - p->tau);
+			break;
+		}
+		if (c > p->tau)
+			events |= lz_run(p, c - p->tau);
+		/* the capture and the rest of its slot */
+		uint64_t slot = p->groups + 1u;
+		events |= lz_run(p, slot < end - c ? slot : end - c);
+		if (p->tau == end) {
+			/* the runs after the capture: no capture reads them */
+			for (unsigned b = 0; b < nb; b++)
+				lz_bus_upto(p, b, bus[b], nruns[b], &cur[b], end - 1);
+			lz_global_upto(p, brake, nbrake, &cur[nb], end - 1);
+			break;
+		}
+	}
+	if (events) {
+		update_hot(p);
+		update_mi_hot(p);
+	}
+	return 1;
 }
 
 /*

@@ -27,6 +27,16 @@ uint64_t ptm_probe_clk_batch2(ptm_probe *p, const struct ptm_bus_in *bus, uint32
 			      uint32_t brake, uint64_t n);
 
 /*
+ * n CLK edges without RESET, bus b's inputs the runs bus[b] (nruns[b] of
+ * them), the BRAKE input the runs brake (nbrake), each list covering the
+ * n edges: exactly the result of the n single edges.  Returns 0 (and
+ * changes nothing that counts) when the batch representation does not
+ * apply now (see ptm_probe_clk_batch); the caller then uses batches.
+ */
+int ptm_probe_clk_runs(ptm_probe *p, const struct ptm_bus_run *const *bus, const unsigned *nruns,
+		       const struct ptm_val_run *brake, unsigned nbrake, uint64_t n);
+
+/*
  * n MI edges with the same MI_RESET, MI_FLAG_CLR and TX_RD, exactly the
  * result of n calls of ptm_probe_mi_clk(), skipping in O(1) once the read
  * side has settled (FIFO empty, or TX_RD = 0 and nothing more to move).

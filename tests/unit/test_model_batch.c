@@ -1,10 +1,11 @@
 /*
- * The batch calls of the component model against single edges of the
- * plain model, state by state.
+ * The batch calls of the component model (and its runs: every signal a
+ * list of its own) against single edges of the plain model, state by
+ * state.
  *
  * Two models get the same random stimulus: `a` through the batch calls
- * (ptm_pcie_edges, ptm_dma_edges, ptm_mi_idle_edges, with all their fast
- * paths), `b` edge by edge with every probe on its plain path
+ * (ptm_pcie_edges, ptm_dma_edges, ptm_mi_idle_edges, ptm_pcie_runs,
+ * ptm_dma_runs, with all their fast paths), `b` edge by edge with every probe on its plain path
  * (ptm_probe_debug_slow), which is the RTL register by register.  After
  * every call the whole state must agree: every probe's CLK registers and
  * counters (in the representation-independent form of
@@ -204,6 +205,134 @@ static void same_model(ptm_model *a, ptm_model *b, const char *what, int step, c
 }
 
 /* ------------------------------------------------------------------ */
+/* runs: every signal its own list (ptm_pcie_runs, ptm_dma_runs)          */
+
+#define MAX_RUNS 24
+
+/* Random lengths of at most max runs that cover n edges: many short
+ * ones and a few long ones. */
+static unsigned rand_lens(uint64_t *len, unsigned max, uint64_t n)
+{
+	unsigned k = 0;
+	for (uint64_t left = n; left;) {
+		uint64_t l = k + 1 == max ? left : rndn(3) ? 1 + rndn(4) : 1 + rnd() % left;
+		if (l > left)
+			l = left;
+		len[k++] = l;
+		left -= l;
+	}
+	return k;
+}
+
+/* Runs of one bus over n edges: new random words, the first often the
+ * word it has now. */
+static unsigned bus_runs(struct ptm_bus_run *run, uint64_t n, const struct ptm_bus_in *now,
+			 unsigned regions, unsigned items, int mvb)
+{
+	uint64_t len[MAX_RUNS];
+	unsigned k = rand_lens(len, 1 + rndn(MAX_RUNS), n);
+	for (unsigned i = 0; i < k; i++) {
+		run[i].len = len[i];
+		if (i == 0 && rndn(2))
+			run[i].in = *now;
+		else
+			rand_bus(&run[i].in, regions, items, mvb, 70);
+	}
+	return k;
+}
+
+/* Runs of a level (around its band limits) or of the BRAKE bits. */
+static unsigned val_runs(struct ptm_val_run *run, uint64_t n, unsigned cap, unsigned now)
+{
+	uint64_t len[MAX_RUNS];
+	unsigned k = rand_lens(len, 1 + rndn(8), n);
+	for (unsigned i = 0; i < k; i++) {
+		unsigned v = cap ? (rndn(3) ? rndn(cap + 1) : rndn(2) ? cap / 8 + rndn(2) : cap / 2 + rndn(2))
+				 : rnd() & rnd() & 0x3f;
+		run[i] = (struct ptm_val_run){ len[i], i == 0 && rndn(3) == 0 ? now : v };
+	}
+	return k;
+}
+
+/* The value of run list r (n runs) at edge o. */
+static const struct ptm_bus_run *bus_at(const struct ptm_bus_run *r, unsigned n, uint64_t o)
+{
+	for (unsigned i = 0; i < n; o -= r[i].len, i++)
+		if (o < r[i].len)
+			return &r[i];
+	return &r[n - 1];
+}
+
+static uint32_t val_at(const struct ptm_val_run *r, unsigned n, uint64_t o)
+{
+	for (unsigned i = 0; i < n; o -= r[i].len, i++)
+		if (o < r[i].len)
+			return r[i].val;
+	return r[n - 1].val;
+}
+
+/* One endpoint's PCIe edges as runs on a, edge by edge on b. */
+static void pcie_runs_op(ptm_model *a, ptm_model *b, struct stim *s, unsigned e)
+{
+	const struct ptm_generics *g = s->g;
+	struct ptm_pcie_in *in = &s->pin[e];
+	static struct ptm_bus_run rb[2][MAX_RUNS];
+	struct ptm_val_run brk[MAX_RUNS], tag[MAX_RUNS], stf[MAX_RUNS];
+	uint64_t n = rand_len(g->drain_period) + (rndn(3) ? 0 : g->drain_period);
+	struct ptm_pcie_runs r;
+	r.nbus[0] = bus_runs(rb[0], n, &in->bus[0], g->pcie_rq_mfb_regions,
+			     g->pcie_rq_mfb_region_bytes / g->mfb_item_bytes, 0);
+	r.nbus[1] = bus_runs(rb[1], n, &in->bus[1], g->pcie_rc_mfb_regions,
+			     g->pcie_rc_mfb_region_bytes / g->mfb_item_bytes, 0);
+	r.bus[0] = rb[0];
+	r.bus[1] = rb[1];
+	r.brake = brk;
+	r.nbrake = val_runs(brk, n, 0, in->brake);
+	r.tag_free = tag;
+	r.ntag = val_runs(tag, n, g->tag_capacity, in->tag_free);
+	r.stfifo_free = stf;
+	r.nstfifo = val_runs(stf, n, g->stfifo_capacity, in->stfifo_free);
+	ptm_pcie_runs(a, e, in, &r, n);
+	for (uint64_t o = 0; o < n; o++) {
+		for (unsigned k = 0; k < 2; k++)
+			in->bus[k] = bus_at(rb[k], r.nbus[k], o)->in;
+		in->brake = (uint8_t)val_at(brk, r.nbrake, o);
+		in->tag_free = (uint16_t)val_at(tag, r.ntag, o);
+		in->stfifo_free = (uint16_t)val_at(stf, r.nstfifo, o);
+		ptm_pcie_edge(b, e, in);
+	}
+}
+
+/* Every endpoint's DMA edges as runs on a, edge by edge on b. */
+static void dma_runs_op(ptm_model *a, ptm_model *b, struct stim *s)
+{
+	const struct ptm_generics *g = s->g;
+	static struct ptm_bus_run rb[PTM_MAX_ENDPOINTS * PTM_MAX_PROBE_BUSES][MAX_RUNS];
+	const struct ptm_bus_run *bus[PTM_MAX_ENDPOINTS * PTM_MAX_PROBE_BUSES];
+	unsigned nr[PTM_MAX_ENDPOINTS * PTM_MAX_PROBE_BUSES];
+	unsigned nb = g->pcie_endpoints * s->db;
+	uint64_t n = rand_len(g->drain_period) + (rndn(3) ? 0 : g->drain_period);
+	for (unsigned i = 0; i < nb; i++) {
+		unsigned up = (i % 2) == 0;
+		unsigned regions = up ? g->dma_up_mfb_regions : g->dma_down_mfb_regions;
+		unsigned bytes = up ? g->dma_up_mfb_region_bytes : g->dma_down_mfb_region_bytes;
+		if (rndn(3)) {
+			nr[i] = bus_runs(rb[i], n, &s->dbus[i], regions, bytes / g->mfb_item_bytes, 1);
+		} else {
+			rb[i][0] = (struct ptm_bus_run){ n, s->dbus[i] }; /* a bus that stays */
+			nr[i] = 1;
+		}
+		bus[i] = rb[i];
+	}
+	ptm_dma_runs(a, s->drst, bus, nr, n);
+	for (uint64_t o = 0; o < n; o++) {
+		for (unsigned i = 0; i < nb; i++)
+			s->dbus[i] = bus_at(rb[i], nr[i], o)->in;
+		ptm_dma_edge(b, s->drst, s->dbus);
+	}
+}
+
+/* ------------------------------------------------------------------ */
 /* the run                                                              */
 
 static void slow_all(ptm_model *m)
@@ -294,7 +423,13 @@ static void run_round(uint64_t seed, int round)
 			s.mi.rst = 0;
 		unsigned x = rndn(total);
 		const char *op;
-		if (x < wp) {
+		if (x < wp && rndn(3) == 0) {
+			pcie_runs_op(a, b, &s, rndn(g.pcie_endpoints));
+			op = "PCIe runs";
+		} else if (x >= wp && x < wp + wd && rndn(3) == 0) {
+			dma_runs_op(a, b, &s);
+			op = "DMA runs";
+		} else if (x < wp) {
 			unsigned e = rndn(g.pcie_endpoints);
 			change_pcie(&s, e);
 			uint64_t n = rand_len(g.drain_period);
