@@ -8,6 +8,8 @@
  *   report.c    the report loop: measure, render, print whole
  *   signals.c   SIGINT/SIGTERM end a run cleanly; SIGPIPE is an error
  *   messages.c  errors: the exit status and one line for the user
+ *   notes.c     notes on the error stream about what a run did or means
+ *   devices.c   --list-devices: what this machine offers
  *
  * A new option is one row of cli_options[] (options.c) with its handler;
  * the fields it sets go into struct cli_args.
@@ -62,7 +64,7 @@ int cli_printed(FILE *out, FILE *err);
 
 /* ----------------------------------------------------------- options.c */
 
-enum cli_action { CLI_RUN, CLI_HELP, CLI_VERSION };
+enum cli_action { CLI_RUN, CLI_HELP, CLI_VERSION, CLI_LIST_DEVICES, CLI_LIST_PRESETS };
 
 /* What the command line asks for. */
 struct cli_args {
@@ -162,7 +164,8 @@ struct cli_session {
 	struct pt_dev dev;
 	struct pt_reading first, second, diff;
 	struct cli_recorder rec;
-	FILE *out;
+	FILE *out, *err;
+	bool noted_totals, noted_short; /* notes.c: each note once a run */
 };
 
 /* Measure, render and print reports as a asks; returns the exit status
@@ -178,6 +181,28 @@ int cli_report_run(struct cli_session *s, struct cli_error *e);
 int cli_print_whole(FILE *out, const char *buf, size_t len, bool stoppable, struct cli_error *e);
 /* The same for a descriptor; stoppable: return -EINTR as above. */
 int cli_write_all(int fd, const char *buf, size_t len, bool stoppable);
+
+/* ------------------------------------------------------------- notes.c */
+
+/*
+ * Notes go to the error stream as "nfb-pcie-telemetry: note: ...", never
+ * to the output, which stays what upstream prints.
+ */
+/* After -c: what the clear did on a device that is no card (an image is
+ * a replay, a dump mapped without ,rw is never written, a simulated card
+ * ends with the run); nothing for a card. */
+void cli_note_clear(struct cli_session *s);
+/* After a report: -t 0 on a simulated card covers its warm-up alone; an
+ * interval shorter than ten read-outs of the slowest probe clock gives
+ * coarse shares.  Each at most once a run. */
+void cli_note_report(struct cli_session *s, const struct pt_reading *r, double seconds);
+
+/* ----------------------------------------------------------- devices.c */
+
+/* --list-devices: the libnfb devices with their components, the PCI
+ * functions of CESNET cards, and the -d string of each, on out.
+ * Returns the exit status (e set when it is not 0). */
+int cli_list_devices(FILE *out, struct cli_error *e);
 
 /* ----------------------------------------------------------- signals.c */
 

@@ -131,6 +131,15 @@ const struct cli_option cli_options[] = {
 	  "also write every reading taken as a register image\n"
 	  "file, which -d image:FILE replays",
 	  STRING(record, "file name") },
+	{ "list-devices", 0, NULL, NULL,
+	  "list the NFB devices and their components, the PCI\n"
+	  "functions of CESNET cards and the -d string of\n"
+	  "each, and exit",
+	  .take = take_action, .action = CLI_LIST_DEVICES },
+	{ "list-presets", 0, NULL, NULL,
+	  "print the names of the presets of the simulated\n"
+	  "card (sim:PRESET), one a line, and exit",
+	  .take = take_action, .action = CLI_LIST_PRESETS },
 	{ "help", 'h', NULL, NULL, "show this help and exit", .take = take_action,
 	  .action = CLI_HELP },
 	{ "version", 'V', NULL, NULL, "show the version and exit", .take = take_action,

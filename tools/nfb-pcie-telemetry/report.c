@@ -115,6 +115,7 @@ static enum step one_report(struct cli_session *s, FILE *out, struct cli_error *
 		cli_fail(e, CLI_EXIT_RUNTIME, "cannot render the report: %s", strerror(-rc));
 		return STEP_FAILED;
 	}
+	cli_note_report(s, rep.reading, rep.interval ? rep.seconds : 0.0);
 	/* Upstream prints an empty line after every report of -w: it goes
 	 * out with its report. */
 	if (a->watch)
