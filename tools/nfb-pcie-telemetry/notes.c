@@ -105,9 +105,10 @@ void cli_note_report(struct cli_session *s, const struct pt_reading *r, double s
 		else if (seconds < SHORT_READOUTS * t)
 			note(s->err,
 			     "the interval (%.3g s) is shorter than ten read-outs of the counters (one "
-			     "every %u cycles of the %.1f MHz %s clock, %.3g us): the shares are coarse "
+			     "every %u cycles of the %.4g MHz %s clock, %.3g %s): the shares are coarse "
 			     "(docs/report.md, \"Resolution of short intervals\")",
-			     seconds, l->drain_period, mhz, clock, t * 1e6);
+			     seconds, l->drain_period, mhz, clock, t < 1e-3 ? t * 1e6 : t < 1 ? t * 1e3 : t,
+			     t < 1e-3 ? "us" : t < 1 ? "ms" : "s");
 		s->noted_short = true;
 	}
 }

@@ -115,7 +115,6 @@ static enum step one_report(struct cli_session *s, FILE *out, struct cli_error *
 		cli_fail(e, CLI_EXIT_RUNTIME, "cannot render the report: %s", strerror(-rc));
 		return STEP_FAILED;
 	}
-	cli_note_report(s, rep.reading, rep.interval ? rep.seconds : 0.0);
 	/* Upstream prints an empty line after every report of -w: it goes
 	 * out with its report. */
 	if (a->watch)
@@ -153,6 +152,10 @@ static enum step report_step(struct cli_session *s, struct cli_error *e)
 			st = STEP_FAILED;
 		if (rc < 0)
 			cli_record_undo(&s->rec);
+		else if (s->a->interval > 0)
+			cli_note_report(s, &s->diff, s->second.time - s->first.time);
+		else
+			cli_note_report(s, &s->second, 0.0);
 	}
 	free(buf);
 	cli_record_drop(&s->rec);
