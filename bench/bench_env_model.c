@@ -177,9 +177,12 @@ static double cpu_now(void)
  * the whole counter window (the card runs on during the block read). */
 static void reading(struct pte_card *c, uint32_t *buf, size_t words)
 {
+	uint32_t status = 1;
+
 	pte_card_mi_write(c, 0x20, 1);
-	for (int i = 0; i < 100000 && (pte_card_mi_read(c, 0x24) & 1); i++)
-		;
+	for (int i = 0; i < 100000 && (status & 1); i++)
+		if (pte_card_mi_read(c, 0x24, &status))
+			break;
 	pte_card_mi_read_block(c, 0x8000, buf, words);
 }
 

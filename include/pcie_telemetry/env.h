@@ -26,21 +26,47 @@ struct pte_card;
 int pte_card_open(const char *spec, struct pte_card **out, char *msg, size_t msglen);
 void pte_card_free(struct pte_card *c);
 
-/* Run every clock domain for that much simulated time.  Returns 0, or
- * -EINVAL for a negative or non-finite interval. */
+/* Run every clock domain for that much simulated time.  Returns 0,
+ * -EINVAL for a negative or non-finite interval, or -ENOMEM when the card
+ * ran out of memory; a card that failed returns the same error from every
+ * later call that runs it (run, MI accesses). */
 int pte_card_run(struct pte_card *c, double seconds);
 /* Simulated time since power-up, in seconds. */
 double pte_card_now(const struct pte_card *c);
 
+/*
+ * Progress of long runs.  A pte_card_run that is expected to take longer
+ * than min_wall seconds of wall-clock time (estimated from how fast it
+ * goes) calls fn with the simulated seconds done and asked for, about five
+ * times a second, and once more at its end with done == total; a shorter
+ * run never calls it.  fn must not call back into the card.  NULL: none.
+ */
+typedef void (*pte_progress_fn)(void *arg, double done, double total);
+void pte_card_set_progress(struct pte_card *c, pte_progress_fn fn, void *arg, double min_wall);
+/* The same for every card opened after this call (as the sim bus device
+ * opens its card itself). */
+void pte_progress_default(pte_progress_fn fn, void *arg, double min_wall);
+
 /* MI access while the whole card keeps running (each access costs its MI
- * clock cycles of simulated time). */
-uint32_t pte_card_mi_read(struct pte_card *c, uint32_t addr);
-void pte_card_mi_write(struct pte_card *c, uint32_t addr, uint32_t data);
+ * clock cycles of simulated time and the host's access time).  Each
+ * returns 0, or the card's error (see pte_card_run); the value read is
+ * written only on success. */
+int pte_card_mi_read(struct pte_card *c, uint32_t addr, uint32_t *val);
+int pte_card_mi_write(struct pte_card *c, uint32_t addr, uint32_t data);
 /* n consecutive words from addr as one burst of back-to-back MI reads
  * (the MI bus is pipelined: n + 2 MI cycles). */
-void pte_card_mi_read_block(struct pte_card *c, uint32_t addr, uint32_t *buf, size_t n);
+int pte_card_mi_read_block(struct pte_card *c, uint32_t addr, uint32_t *buf, size_t n);
 
 ptm_model *pte_card_model(struct pte_card *c);
+
+/*
+ * Endpoints on threads of their own (one each; the model stays on the
+ * calling thread): the same numbers as without, in less wall-clock time
+ * when cores are free.  On by default for a card with more than one
+ * endpoint on a machine with more than one CPU.  Returns 0, or a negative
+ * errno when no threads could be started (the card goes on without).
+ */
+int pte_card_set_threads(struct pte_card *c, int on);
 
 /* Built-in presets. */
 size_t pte_preset_count(void);

@@ -59,6 +59,17 @@ void ptm_generics_default(struct ptm_generics *g);
  * or -EINVAL with a message naming the generic and the rule. */
 int ptm_generics_check(const struct ptm_generics *g, char *msg, size_t msglen);
 
+/* A generic as a bit: bit i is the i-th field of struct ptm_generics
+ * (every field is an unsigned, in the order above). */
+#define PTM_GENERIC_BIT(field) (1u << (offsetof(struct ptm_generics, field) / sizeof(unsigned)))
+
+/* The same check; *which (may be NULL) gets the generics the failed rule
+ * is about, as PTM_GENERIC_BIT()s (0 when it passes, or when the rule is
+ * about no single generic), so that a caller can point at where they were
+ * set without reading the message. */
+int ptm_generics_check_which(const struct ptm_generics *g, uint32_t *which, char *msg,
+			     size_t msglen);
+
 /* Constants derived from the generics (firmware-behavior.md 3.1). */
 struct ptm_derived {
 	unsigned pcie_regions;   /* PR = max(RQ, RC) */

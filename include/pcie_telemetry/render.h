@@ -14,8 +14,9 @@
 #include <stdio.h>
 
 /* Data only: a renderer cannot reach a bus (the build links pt_render
- * with the pure-data library pt_layout alone). */
+ * with the pure-data libraries pt_layout and pt_analysis alone). */
 #include "pcie_telemetry/layout.h"
+#include "pcie_telemetry/metrics.h"
 #include "pcie_telemetry/reading.h"
 
 #ifdef __cplusplus
@@ -29,6 +30,11 @@ struct pt_report {
 	const struct pt_reading *reading;
 	bool interval;   /* interval mode (-t > 0) */
 	double seconds;  /* measured length; meaningful when interval */
+	/* The metrics the text report takes its derived cells from: NULL for
+	 * the built-in ones (bound for this call), or a set bound to this
+	 * layout from definitions that include the built-in ones (a caller
+	 * that renders many reports binds once; -EINVAL otherwise). */
+	const struct pt_metric_set *metrics;
 };
 
 /*
@@ -49,6 +55,27 @@ int pt_render_text(FILE *out, const struct pt_report *rep);
 /* The upstream `-j` JSON, byte for byte (report-format.md section 4):
  * "seconds" is null in totals mode, repr(seconds) in interval mode. */
 int pt_render_json(FILE *out, const struct pt_report *rep);
+
+/*
+ * Chosen metrics of a report (the tool's -M, docs/metrics.md): the
+ * report's first lines (title, interval, flags), an empty line, then a
+ * table in the report's style
+ *     metric            value  unit
+ *     ----------------  -----  ----
+ *     ep0.rq.words_pct  24.31  %
+ * of instances idx[0 .. n-1] of rep->metrics (required; bound to
+ * rep->layout), each printed by pt_metric_format(), and one line
+ * "note: ..." for each of them whose value has a note (a division by
+ * zero).  Errors as above; -EINVAL also for an index beyond the set.
+ */
+int pt_render_metrics(FILE *out, const struct pt_report *rep, const unsigned *idx, unsigned n);
+/* Every counter of the set's layout (name, unit, description:
+ * docs/counters.md) under the line "Counters of this layout
+ * (docs/counters.md):", an empty line, then every metric instance of the
+ * set (name, unit, description) under "Metrics of this layout
+ * (docs/metrics.md):", in aligned columns without headers (the tool's
+ * --list). */
+int pt_render_list(FILE *out, const struct pt_metric_set *s);
 
 /* Python's repr() of a float (shortest round-trip form): "1.0",
  * "0.3000000000000007", "2.9999999999752447e-05", "1e+16", "inf", "nan".

@@ -31,13 +31,20 @@ static int check_off(struct pt_bus *b, uint32_t off, size_t n)
 	return 0;
 }
 
+/* The card stopped (out of memory): every later access fails the same. */
+static int card_failed(struct pt_bus *b, int rc)
+{
+	if (rc >= 0)
+		return 0;
+	return pt_bus_fail(b, rc, "%s: the simulated card stopped: %s", b->device, strerror(-rc));
+}
+
 static int sim_read32(struct pt_bus *b, uint32_t off, uint32_t *val)
 {
 	int rc = check_off(b, off, 1);
 	if (rc)
 		return rc;
-	*val = pte_card_mi_read(card_of(b), off);
-	return 0;
+	return card_failed(b, pte_card_mi_read(card_of(b), off, val));
 }
 
 static int sim_write32(struct pt_bus *b, uint32_t off, uint32_t val)
@@ -45,8 +52,7 @@ static int sim_write32(struct pt_bus *b, uint32_t off, uint32_t val)
 	int rc = check_off(b, off, 1);
 	if (rc)
 		return rc;
-	pte_card_mi_write(card_of(b), off, val);
-	return 0;
+	return card_failed(b, pte_card_mi_write(card_of(b), off, val));
 }
 
 static int sim_read_block(struct pt_bus *b, uint32_t off, uint32_t *buf, size_t n)
@@ -54,8 +60,7 @@ static int sim_read_block(struct pt_bus *b, uint32_t off, uint32_t *buf, size_t 
 	int rc = check_off(b, off, n);
 	if (rc)
 		return rc;
-	pte_card_mi_read_block(card_of(b), off, buf, n);
-	return 0;
+	return card_failed(b, pte_card_mi_read_block(card_of(b), off, buf, n));
 }
 
 static int sim_now(struct pt_bus *b, double *seconds)
@@ -68,7 +73,7 @@ static int sim_wait(struct pt_bus *b, double seconds)
 {
 	if (!(seconds >= 0) || !isfinite(seconds))
 		return pt_bus_fail(b, -EINVAL, "%s: cannot wait %g s", b->device, seconds);
-	return pte_card_run(card_of(b), seconds);
+	return card_failed(b, pte_card_run(card_of(b), seconds));
 }
 
 static void sim_close(struct pt_bus *b)

@@ -2,9 +2,14 @@
  * pcie-telemetry: private structures of the simulated card (src/env).
  *
  * scenario.c  scenario files, presets, validation
- * agg.c       per-bus word builders: realistic MFB/MVB framing of one time
- *             slice, folded into a few runs of identical cycles
- * card.c      DMA ports, PTC, link, host; the slice engine and the model
+ * frames.c    MFB word builder: frames into words, each frame's effect
+ *             remembered
+ * agg.c       MFB word builder: the words of a slice, folded into a few
+ *             runs of identical cycles
+ * mvb.c       MVB word builder
+ * alloc.c     allocation, with a failure hook for the tests
+ * The card itself (DMA ports, PTC, link, host, the slice engine) is in the
+ * rooms listed in card_priv.h.
  */
 #ifndef PT_ENV_PRIV_H
 #define PT_ENV_PRIV_H
@@ -14,6 +19,16 @@
 
 #include "pcie_telemetry/env.h"
 #include "pcie_telemetry/model.h"
+
+/* ---- allocation ---------------------------------------------------- */
+
+/* calloc and realloc for the card's state (alloc.c). */
+void *pte_calloc(size_t n, size_t size);
+void *pte_realloc(void *p, size_t size);
+/* For the tests: after n more allocations, every later one fails (n < 0:
+ * no limit, the default); how many there have been. */
+void pte_alloc_fail_after(long n);
+unsigned long pte_alloc_count(void);
 
 /* ---- scenario ------------------------------------------------------ */
 
@@ -107,18 +122,47 @@ struct pte_run {
 
 #define PTE_MAXPAT 64
 
-/* The words of P frames of one length from one start state (the word under
- * construction and the frame state before it): they come back unchanged. */
-#define PTE_PERIODS 8
-struct pte_period {
-	int valid;
-	uint32_t items;
-	unsigned cur_r, P, nrec;
-	uint8_t cur_in;
-	struct pte_pat cur;
-	uint64_t pw;
-	struct pte_patent rec[2 * PTM_MAX_REGIONS + 4];
+/* What one frame (or k equal frames) of a length does from one state of
+ * the word under construction (frames.c, "memoized frames"): the words it
+ * finishes, by key, with their count and EOF_POS sum; the state after.
+ * Remembered per builder in PTE_FX_SLOTS slots (2-way sets). */
+#define PTE_FX_SLOTS 256
+#define PTE_FX_CYC 8
+#define PTE_FX_WORDS 8
+
+struct pte_fxw {
+	uint32_t sof, eof;
+	uint8_t in, out;
+	uint64_t n, possum;
 };
+
+struct pte_fx {
+	uint32_t items, k;         /* k frames of that many items (k > 1: made of
+				    * the effects of one frame, see fx_getk) */
+	uint8_t used;
+	uint8_t r0, in0, r1, in1;  /* next free region and frame state, before and after */
+	uint8_t nw, tout;          /* words by key; frame state after the last */
+	struct pte_pat cur0, cur1; /* word under construction before, after */
+	uint64_t words;            /* cycles they take */
+	struct pte_fxw w[PTE_FX_WORDS];
+	uint32_t gen;              /* table generation of ent[] */
+	uint8_t ent[PTE_FX_WORDS]; /* table entry of each word */
+	uint64_t cnt;              /* times counted, not yet in the table */
+	uint64_t age;              /* when it was computed (unique) */
+	uint64_t pin;              /* walk that uses it (no eviction meanwhile) */
+	uint8_t pidx;              /* ... and its place on that walk's path */
+	uint16_t nxt;              /* slot + 1 of the next frame's effect, */
+	uint64_t nxt_age;          /* valid while that slot has this age */
+	/* frames from here: cyc_pre effects, then a cycle of cyc_len (0:
+	 * none known), each valid while its slot has that age */
+	uint8_t cyc_pre, cyc_len;
+	uint32_t last_k;           /* frames of the last call that started here */
+	uint16_t cyc_fx[PTE_FX_CYC];
+	uint64_t cyc_age[PTE_FX_CYC];
+};
+
+/* Frames a walk follows before it looks for the cycle of their states. */
+#define PTE_FX_PATH (2 * PTM_MAX_REGIONS + 2)
 
 /*
  * MFB word builder of one bus for one time slice.  The scheduler places
@@ -147,22 +191,38 @@ struct pte_mfb {
 	unsigned last;        /* index + 1 of the entry found last */
 	struct pte_patent *carry; /* words past the slice, in order */
 	unsigned ncarry, carry_cap;
+	struct pte_patent *spare; /* the other carry buffer (they take turns) */
+	unsigned spare_cap;
 	uint64_t carry_stall;
-	/* one period of identical frames, recorded to be repeated */
-	struct pte_patent rec[2 * PTM_MAX_REGIONS + 4];
-	unsigned nrec;
-	int recording;
-	struct pte_period *pc; /* periods recorded before, by start state */
-	unsigned pc_next;
-	/* runs of the slice and the patterns they name */
+	/* runs of the emission and the patterns they name; the emission's
+	 * stall and idle cycles (they go after the moved words) */
 	struct pte_run *run;
 	struct pte_pat *pat;
 	unsigned nrun, npat, cap;
+	uint64_t e_stall, e_idle;
+	int emitted;          /* runs were built: the next slice starts an emission */
+	/* remembered effects of frames; those counted since the last fold */
+	struct pte_fx *fx;
+	uint32_t gen;         /* table generation: +1 at each fold */
+	uint16_t act[PTE_FX_SLOTS];
+	unsigned nact;
+	uint64_t fx_age, walk;
 	/* ground truth, whole run */
 	uint64_t t_words, t_stall, t_frames, t_items;
+	int err;              /* first failure (-ENOMEM), kept; 0 = none */
 };
 
-/* max_slice: the longest slice it will be given.  -ENOMEM or 0. */
+/*
+ * Slices and emissions: a slice is placed between pte_mfb_begin and
+ * pte_mfb_close (its cycles, stall and idle counts, ground truth); the
+ * slices since the last pte_mfb_runs are then folded together into one
+ * set of runs, which the model gets (an emission).  pte_mfb_end is close
+ * and runs at once: an emission of one slice.
+ *
+ * max_slice: the longest emission it will be given.  -ENOMEM or 0.  The
+ * other calls cannot fail on the spot: a failure (out of memory for words
+ * carried past the slice) is kept in a->err, for the caller to check at
+ * the end of the slice. */
 int pte_mfb_init(struct pte_mfb *a, unsigned regions, unsigned items, uint64_t max_slice);
 void pte_mfb_fini(struct pte_mfb *a);
 void pte_mfb_begin(struct pte_mfb *a, uint64_t S);
@@ -177,19 +237,28 @@ void pte_mfb_frames(struct pte_mfb *a, uint32_t items, uint64_t k);
 void pte_mfb_flush(struct pte_mfb *a);
 void pte_mfb_stall(struct pte_mfb *a, uint64_t n);
 void pte_mfb_idle(struct pte_mfb *a, uint64_t n);
-/* Close the slice (the rest is idle) and build the runs. */
+/* Close the slice (the rest is idle). */
+void pte_mfb_close(struct pte_mfb *a);
+/* Fold the slices closed since the last call into runs. */
+void pte_mfb_runs(struct pte_mfb *a);
+/* Close the slice and build the runs. */
 void pte_mfb_end(struct pte_mfb *a);
 void pte_mfb_apply(const struct pte_mfb *a, const struct pte_run *r, struct ptm_bus_in *b);
+/* The same from a copy of the runs' patterns (R regions). */
+void pte_mfb_apply_pat(unsigned R, const struct pte_pat *pat, const struct pte_run *r,
+		       struct ptm_bus_in *b);
 
 /* MVB builder: up to R items per word. */
 struct pte_mvb {
 	unsigned R;
 	uint64_t S, placed;
 	unsigned cur;            /* items in the word under construction */
-	uint64_t cnt[PTM_MAX_REGIONS + 1]; /* words with k items, this slice */
+	uint64_t cnt[PTM_MAX_REGIONS + 1]; /* words with k items, this emission */
 	uint64_t carry[PTM_MAX_REGIONS + 1];
 	uint64_t carry_stall;
-	uint64_t stall, idle;
+	uint64_t stall, idle;    /* this slice */
+	uint64_t e_stall, e_idle; /* this emission */
+	int emitted;
 	struct pte_run run[PTM_MAX_REGIONS + 4];
 	unsigned nrun;
 	uint64_t t_items, t_stall;
@@ -203,8 +272,24 @@ static inline uint64_t pte_mvb_used(const struct pte_mvb *v)
 void pte_mvb_items(struct pte_mvb *v, uint64_t k);
 void pte_mvb_flush(struct pte_mvb *v);
 void pte_mvb_stall(struct pte_mvb *v, uint64_t n);
+/* Slices and emissions as for the MFB builder. */
+void pte_mvb_close(struct pte_mvb *v);
+void pte_mvb_runs(struct pte_mvb *v);
 void pte_mvb_end(struct pte_mvb *v);
 void pte_mvb_apply(const struct pte_mvb *v, const struct pte_run *r, struct ptm_bus_in *b);
+
+/* n stall cycles into a slice of S cycles with *placed used: what fits
+ * counts in it (*stall), the rest is carried into the next one. */
+static inline void pte_stall_into(uint64_t n, uint64_t S, uint64_t *placed, uint64_t *stall,
+				  uint64_t *carry, uint64_t *total)
+{
+	uint64_t room = *placed < S ? S - *placed : 0;
+	uint64_t k = n < room ? n : room;
+	*stall += k;
+	*carry += n - k;
+	*placed += n;
+	*total += n;
+}
 
 /* Value runs (BRAKE bits, tag and storage FIFO levels). */
 struct pte_vrun {

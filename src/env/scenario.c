@@ -721,13 +721,15 @@ int pte_scenario_check(const struct pte_scenario *s, char *msg, size_t msglen)
 {
 	const struct ptm_generics *g = &s->g;
 	char pre[256];
-	int rc = ptm_generics_check(g, msg, msglen);
+	uint32_t which;
+	int rc = ptm_generics_check_which(g, &which, msg, msglen);
 	if (rc) {
-		/* name the line of the generic the model complains about */
+		/* name the line of the generic the model complains about (the
+		 * latest one set, when the rule is about several) */
 		char tmp[512];
 		unsigned best = 0;
 		for (size_t i = 0; i < NKEYS; i++)
-			if (keys[i].sect == S_GEN && s->line_gen[i] && strstr(msg, keys[i].name) &&
+			if (keys[i].sect == S_GEN && (which >> (keys[i].off / sizeof(unsigned)) & 1u) &&
 			    s->line_gen[i] > best)
 				best = s->line_gen[i];
 		snprintf(tmp, sizeof(tmp), "%s", msg);

@@ -33,13 +33,10 @@ void pt_sbuf_rstrip(struct pt_sbuf *s);             /* drop trailing spaces */
 /* Take the string (caller frees); the buffer is left empty. */
 char *pt_sbuf_take(struct pt_sbuf *s);
 
-/* Conversions that round once, to nearest even, like Python. */
-double pt_render_u128_to_double(unsigned __int128 v);
-/* The exact quotient num / den (den != 0) rounded once to a double. */
-double pt_render_div_exact(unsigned __int128 num, unsigned __int128 den);
-
-/* pct(part, whole) of report-format.md section 2 ("%6.2f" or the dash). */
-void pt_render_pct(char *buf, size_t len, unsigned __int128 part, unsigned __int128 whole);
+/* A share cell of report-format.md section 2: "%6.2f" of a metric's value
+ * (pct(part, whole) computes as the metric does), or the dash for NaN
+ * (whole == 0) and for a cell without a metric (v NULL). */
+void pt_render_share(char *buf, size_t len, const struct pt_metric_value *v);
 
 /*
  * Shortest decimal digits that read back as v (finite, v > 0): digits
@@ -69,6 +66,11 @@ void pt_table_free(struct pt_table *t);
 void pt_table_add_row(struct pt_table *t, const char *const *cells);
 /* Write it; returns 0, -ENOMEM or -EIO. */
 int pt_table_write(FILE *out, const struct pt_table *t);
+
+/* The report's first lines: the title, the interval (seconds_set) or the
+ * totals line, and the STATUS flags (report-format.md 3.1, 3.2). */
+int pt_render_text_header(FILE *out, const struct pt_layout *l, const struct pt_reading *r,
+			  bool seconds_set, double seconds);
 
 /* Validate a layout and a reading against each other (indexes in range). */
 int pt_render_check(const struct pt_layout *l, const struct pt_reading *r);

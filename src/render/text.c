@@ -1,15 +1,19 @@
 /*
  * pcie-telemetry: the text report of the upstream nfb-pcie-telemetry,
  * byte for byte (report-format.md sections 2 and 3).
+ *
+ * Every derived cell (a share, a clock, a rate, a mean) is the value of a
+ * built-in metric (data/metrics/pcie-telemetry.json, docs/metrics.md), so
+ * that a figure is computed in one place; this file only chooses the
+ * cells and formats them as upstream does.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "render/render_priv.h"
-
-typedef unsigned __int128 u128;
 
 static const char *const bus_headers[] = {
 	"Bus",  "Used %", "Words %", "MFB stall %", "MVB stall %", "Used per region %",
@@ -17,40 +21,84 @@ static const char *const bus_headers[] = {
 };
 #define BUS_COLS (sizeof bus_headers / sizeof bus_headers[0])
 
+/* The built-in metric families the report shows. */
+enum fam {
+	F_PCIE_MHZ, F_DMA_MHZ, F_USED, F_WORDS, F_STALL, F_MVB_STALL, F_REGION, F_GBPS,
+	F_PCIE_MPPS, F_DMA_MPPS, F_RD, F_AVG, F_BRAKE, F_NOT_READY, F_BAND, F_COUNT
+};
+
+static const char *const fam_names[F_COUNT] = {
+	[F_PCIE_MHZ] = "{ep}.pcie_clock_mhz",
+	[F_DMA_MHZ] = "{ep}.dma_clock_mhz",
+	[F_USED] = "{bus}.used_pct",
+	[F_WORDS] = "{bus}.words_pct",
+	[F_STALL] = "{bus}.stall_pct",
+	[F_MVB_STALL] = "{dma_bus}.mvb_stall_pct",
+	[F_REGION] = "{region}_pct",
+	[F_GBPS] = "{bus}.gbps",
+	[F_PCIE_MPPS] = "{pcie_bus}.mpps",
+	[F_DMA_MPPS] = "{dma_bus}.mpps",
+	[F_RD] = "{up}.rd_pct",
+	[F_AVG] = "{bus}.avg_bytes",
+	[F_BRAKE] = "{brake}_pct",
+	[F_NOT_READY] = "{ep}.brake.endpoint_not_ready_pct",
+	[F_BAND] = "{band}_pct",
+};
+
 struct ctx {
 	FILE *out;
 	const struct pt_layout *l;
 	const struct pt_reading *r;
 	bool seconds_set;
 	double seconds;
+	const struct pt_metric_set *ms;
+	struct pt_metric_value *v;
+	unsigned fam[F_COUNT];
 };
 
-static uint64_t cnt(const struct ctx *c, unsigned idx)
+/* The value of family f at (ep, bus, item, band); NULL where it has no
+ * instance (a cell the report shows as '-'). */
+static const struct pt_metric_value *val(const struct ctx *c, enum fam f, unsigned ep, int bus,
+					 int item, int band)
 {
-	return pt_render_cnt(c->r, idx);
+	const struct pt_metric_where w = { (int)ep, bus, item, band };
+	int i = pt_metric_lookup(c->ms, c->fam[f], &w);
+
+	return i < 0 ? NULL : &c->v[i];
 }
 
-static int write_header(const struct ctx *c)
+/* "%.*f" of a value, or `none` for NaN and for no value. */
+static void fixed(char *buf, size_t len, const struct pt_metric_value *v, int prec,
+		  const char *none)
+{
+	if (!v || isnan(v->f))
+		snprintf(buf, len, "%s", none);
+	else
+		snprintf(buf, len, "%.*f", prec, v->f);
+}
+
+int pt_render_text_header(FILE *out, const struct pt_layout *l, const struct pt_reading *r,
+			  bool seconds_set, double seconds)
 {
 	char title[128];
 	int n = snprintf(title, sizeof title, "PCIe telemetry - %u endpoint(s), %u DMA port(s) per endpoint",
-			 c->l->endpoints, c->l->dma_ports);
-	fprintf(c->out, "%s\n", title);
+			 l->endpoints, l->dma_ports);
+	fprintf(out, "%s\n", title);
 	for (int i = 0; i < n; i++)
-		fputc('=', c->out);
-	fputc('\n', c->out);
-	if (c->seconds_set)
-		fprintf(c->out, "Measured over %.2f s\n", c->seconds);
+		fputc('=', out);
+	fputc('\n', out);
+	if (seconds_set)
+		fprintf(out, "Measured over %.2f s\n", seconds);
 	else
-		fputs("Totals since the last clear\n", c->out);
-	if (c->r->status & (PT_STATUS_LOST_DELTAS | PT_STATUS_OVERRUN)) {
-		fputc('\n', c->out);
-		if (c->r->status & PT_STATUS_LOST_DELTAS)
-			fputs("  !! LOST DELTAS - the counters are not exact\n", c->out);
-		if (c->r->status & PT_STATUS_OVERRUN)
-			fputs("  !! READ-OUT OVERRUN - the counters are not exact\n", c->out);
+		fputs("Totals since the last clear\n", out);
+	if (r->status & (PT_STATUS_LOST_DELTAS | PT_STATUS_OVERRUN)) {
+		fputc('\n', out);
+		if (r->status & PT_STATUS_LOST_DELTAS)
+			fputs("  !! LOST DELTAS - the counters are not exact\n", out);
+		if (r->status & PT_STATUS_OVERRUN)
+			fputs("  !! READ-OUT OVERRUN - the counters are not exact\n", out);
 	}
-	return pt_render_stream_status(c->out);
+	return pt_render_stream_status(out);
 }
 
 static int write_link(const struct ctx *c, unsigned ep)
@@ -96,26 +144,19 @@ struct bus_row {
 	struct pt_sbuf regions; /* "22.3 16.1": each real region's share */
 };
 
-/* The per-region list; returns the sum of the region counters. */
-static u128 region_cells(const struct ctx *c, unsigned ep, unsigned b, uint64_t cycles,
-			 struct pt_sbuf *out)
+/* The per-region list: each real region's share. */
+static void region_cells(const struct ctx *c, unsigned ep, unsigned b, struct pt_sbuf *out)
 {
 	unsigned nreg = pt_layout_bus_real_regions(c->l, b);
-	u128 sum = 0;
+	char cell[400];
 
 	pt_sbuf_reset(out);
 	for (unsigned r = 0; r < nreg; r++) {
-		uint64_t v = cnt(c, pt_idx_bus(c->l, ep, b, PT_F_REGION0 + r));
-
-		sum += v;
 		if (r)
 			pt_sbuf_add(out, " ");
-		if (cycles != 0)
-			pt_sbuf_addf(out, "%.1f", (100.0 * (double)v) / (double)cycles);
-		else
-			pt_sbuf_add(out, "-");
+		fixed(cell, sizeof cell, val(c, F_REGION, ep, (int)b, (int)r, -1), 1, "-");
+		pt_sbuf_add(out, cell);
 	}
-	return sum;
 }
 
 static void bus_cells(const struct ctx *c, unsigned ep, unsigned b, struct bus_row *row)
@@ -123,40 +164,24 @@ static void bus_cells(const struct ctx *c, unsigned ep, unsigned b, struct bus_r
 	const struct pt_layout *l = c->l;
 	enum pt_bus_kind kind = pt_layout_bus_kind(l, b);
 	bool has_mvb = kind == PT_BUS_UP || kind == PT_BUS_DOWN; /* RQ, RC: headers inline */
-	uint64_t cycles = cnt(c, has_mvb ? pt_idx_dma_cycles(l, ep) : pt_idx_pcie_cycles(l, ep));
-	uint64_t trans = cnt(c, pt_idx_bus(l, ep, b, PT_F_TRANSACTIONS));
-	uint64_t mvb = cnt(c, pt_idx_bus(l, ep, b, PT_F_MVB));
-	u128 bytes = (u128)cnt(c, pt_idx_bus(l, ep, b, PT_F_ITEMS)) * l->item_bytes;
-	u128 sum = region_cells(c, ep, b, cycles, &row->regions);
+	int bus = (int)b;
 
 	pt_layout_bus_name(l, b, row->name, sizeof row->name);
-	pt_render_pct(row->used, sizeof row->used, sum,
-		      (u128)cycles * pt_layout_bus_real_regions(l, b));
-	pt_render_pct(row->wpct, sizeof row->wpct, cnt(c, pt_idx_bus(l, ep, b, PT_F_WORDS)), cycles);
-	pt_render_pct(row->stall, sizeof row->stall,
-		      cnt(c, pt_idx_bus(l, ep, b, PT_F_BACKPRESSURE)), cycles);
-	if (has_mvb)
-		pt_render_pct(row->mvbstall, sizeof row->mvbstall,
-			      cnt(c, pt_idx_bus(l, ep, b, PT_F_MVB_BACKPRESSURE)), cycles);
-	else
-		snprintf(row->mvbstall, sizeof row->mvbstall, "%s", PT_RENDER_DASH);
+	region_cells(c, ep, b, &row->regions);
+	pt_render_share(row->used, sizeof row->used, val(c, F_USED, ep, bus, -1, -1));
+	pt_render_share(row->wpct, sizeof row->wpct, val(c, F_WORDS, ep, bus, -1, -1));
+	pt_render_share(row->stall, sizeof row->stall, val(c, F_STALL, ep, bus, -1, -1));
+	pt_render_share(row->mvbstall, sizeof row->mvbstall, val(c, F_MVB_STALL, ep, bus, -1, -1));
 	if (c->seconds_set) {
-		snprintf(row->gbps, sizeof row->gbps, "%.2f",
-			 pt_render_u128_to_double(bytes * 8u) / c->seconds / 1e9);
-		snprintf(row->mpps, sizeof row->mpps, "%.3f",
-			 (double)(has_mvb ? mvb : trans) / c->seconds / 1e6);
+		fixed(row->gbps, sizeof row->gbps, val(c, F_GBPS, ep, bus, -1, -1), 2, "");
+		fixed(row->mpps, sizeof row->mpps,
+		      val(c, has_mvb ? F_DMA_MPPS : F_PCIE_MPPS, ep, bus, -1, -1), 3, "");
 	} else {
 		row->gbps[0] = row->mpps[0] = '\0';
 	}
 	/* the requests without payload: only UP carries reads and writes */
-	if (kind == PT_BUS_UP)
-		pt_render_pct(row->rd, sizeof row->rd, mvb > trans ? mvb - trans : 0, mvb);
-	else
-		snprintf(row->rd, sizeof row->rd, "%s", PT_RENDER_DASH);
-	if (trans != 0)
-		snprintf(row->avg, sizeof row->avg, "%.0f", pt_render_div_exact(bytes, trans));
-	else
-		snprintf(row->avg, sizeof row->avg, "-");
+	pt_render_share(row->rd, sizeof row->rd, val(c, F_RD, ep, bus, -1, -1));
+	fixed(row->avg, sizeof row->avg, val(c, F_AVG, ep, bus, -1, -1), 0, "-");
 }
 
 static int write_bus_table(const struct ctx *c, unsigned ep)
@@ -187,7 +212,7 @@ static int write_bus_table(const struct ctx *c, unsigned ep)
 struct reason_cell {
 	const char *label;
 	char label_buf[PT_REGS_NAME_LEN];
-	uint64_t value;
+	const struct pt_metric_value *value;
 };
 
 /* One column of the reasons block: the UP or the DOWN stream. */
@@ -198,15 +223,14 @@ struct reason_column {
 };
 
 /* "label   12.34 %": the label padded to its column, then pct() unstripped. */
-static void add_reason_cell(struct pt_sbuf *line, const struct reason_column *col, unsigned i,
-			    uint64_t pcie_cycles)
+static void add_reason_cell(struct pt_sbuf *line, const struct reason_column *col, unsigned i)
 {
 	char p[32];
 	size_t start = line->len;
 
 	pt_sbuf_add(line, col->cell[i].label);
 	pt_sbuf_pad(line, start + col->label_width);
-	pt_render_pct(p, sizeof p, col->cell[i].value, pcie_cycles);
+	pt_render_share(p, sizeof p, col->cell[i].value);
 	pt_sbuf_add(line, p);
 	pt_sbuf_add(line, " %");
 }
@@ -234,10 +258,10 @@ static void sort_reasons(const struct ctx *c, unsigned ep, struct reason_column 
 		struct reason_cell *cell = &col->cell[col->n++];
 
 		cell->label = pt_brake_label(k, cell->label_buf);
-		cell->value = cnt(c, pt_idx_brake(l, ep, k));
+		cell->value = val(c, F_BRAKE, ep, -1, (int)k, -1);
 	}
 	up->cell[up->n].label = PT_BRAKE_LABEL_RQ_STALL;
-	up->cell[up->n].value = cnt(c, pt_idx_bus(l, ep, 0, PT_F_BACKPRESSURE));
+	up->cell[up->n].value = val(c, F_NOT_READY, ep, -1, -1, -1);
 	up->n++;
 	up->label_width = label_width(up);
 	down->label_width = label_width(down);
@@ -245,7 +269,6 @@ static void sort_reasons(const struct ctx *c, unsigned ep, struct reason_column 
 
 static int write_reasons(const struct ctx *c, unsigned ep)
 {
-	uint64_t pcie_cycles = cnt(c, pt_idx_pcie_cycles(c->l, ep));
 	/* every driven reason plus "PCIe endpoint not ready" fits either */
 	struct reason_column up = { calloc(c->l->driven_brakes + 1, sizeof *up.cell), 0, 0 };
 	struct reason_column down = { calloc(c->l->driven_brakes + 1, sizeof *down.cell), 0, 0 };
@@ -270,11 +293,11 @@ static int write_reasons(const struct ctx *c, unsigned ep)
 		start = line.len;
 		pt_sbuf_add(&line, "    ");
 		if (i < up.n)
-			add_reason_cell(&line, &up, i, pcie_cycles);
+			add_reason_cell(&line, &up, i);
 		pt_sbuf_pad(&line, start + 4 + up_width);
 		pt_sbuf_add(&line, "    ");
 		if (i < down.n)
-			add_reason_cell(&line, &down, i, pcie_cycles);
+			add_reason_cell(&line, &down, i);
 		pt_sbuf_rstrip(&line);
 		pt_sbuf_add(&line, "\n");
 	}
@@ -294,7 +317,6 @@ static int write_hists(const struct ctx *c, unsigned ep)
 	const struct pt_layout *l = c->l;
 	if (l->pcie_hists == 0)
 		return 0;
-	uint64_t pcie_cycles = cnt(c, pt_idx_pcie_cycles(l, ep));
 	unsigned ncols = 2 + l->hist_bands;
 	char(*hdr_buf)[PT_REGS_NAME_LEN] = calloc(ncols, sizeof *hdr_buf);
 	const char **hdr = calloc(ncols, sizeof *hdr);
@@ -319,8 +341,8 @@ static int write_hists(const struct ctx *c, unsigned ep)
 		else
 			snprintf(cell_buf[1], sizeof cell_buf[1], "-");
 		for (unsigned b = 0; b < l->hist_bands; b++)
-			pt_render_pct(cell_buf[2 + b], sizeof cell_buf[0], cnt(c, pt_idx_hist(l, ep, h, b)),
-				      pcie_cycles);
+			pt_render_share(cell_buf[2 + b], sizeof cell_buf[0],
+					val(c, F_BAND, ep, -1, (int)h, (int)b));
 		for (unsigned i = 0; i < ncols; i++)
 			row[i] = cell_buf[i];
 		pt_table_add_row(&t, row);
@@ -334,6 +356,54 @@ out:
 	free(cell_buf);
 	free(row);
 	return rc;
+}
+
+static int write_endpoint(const struct ctx *c, unsigned ep)
+{
+	char pc[400], dc[400];
+	int rc;
+
+	fprintf(c->out, "\nPCIe endpoint %u\n", ep);
+	fputs("------------------------------------------------------------\n", c->out);
+	if ((rc = write_link(c, ep)))
+		return rc;
+	if (c->seconds_set) {
+		fixed(pc, sizeof pc, val(c, F_PCIE_MHZ, ep, -1, -1, -1), 1, "");
+		fixed(dc, sizeof dc, val(c, F_DMA_MHZ, ep, -1, -1, -1), 1, "");
+		fprintf(c->out, "\n  PCIe clock %s MHz, DMA clock %s MHz\n", pc, dc);
+	}
+	if ((rc = write_bus_table(c, ep)) || (rc = write_reasons(c, ep)))
+		return rc;
+	return write_hists(c, ep);
+}
+
+/* The metric values of the report: of the caller's set (bound to this
+ * layout, with the built-in definitions) or of the built-in one. */
+static int evaluate(struct ctx *c, const struct pt_report *rep, struct pt_metric_set **own)
+{
+	char msg[PT_METRIC_MSG_LEN];
+	int rc;
+
+	c->ms = rep->metrics;
+	if (c->ms && memcmp(pt_metric_layout(c->ms)->cfg, c->l->cfg, sizeof c->l->cfg) != 0)
+		return -EINVAL;
+	if (!c->ms) {
+		if ((rc = pt_metric_bind_builtin(c->l, own, msg, sizeof msg)))
+			return rc == -ENOMEM ? rc : -EINVAL;
+		c->ms = *own;
+	}
+	for (unsigned f = 0; f < F_COUNT; f++) {
+		int i = pt_metric_family_find(c->ms, fam_names[f]);
+		if (i < 0)
+			return -EINVAL;
+		c->fam[f] = (unsigned)i;
+	}
+	c->v = malloc((pt_metric_count(c->ms) + 1) * sizeof *c->v);
+	if (!c->v)
+		return -ENOMEM;
+	const struct pt_metric_input in = { rep->reading, rep->interval, rep->seconds };
+	rc = pt_metric_eval(c->ms, &in, c->v);
+	return rc < 0 ? rc : 0;
 }
 
 int pt_render_text(FILE *out, const struct pt_report *rep)
@@ -351,25 +421,12 @@ int pt_render_text(FILE *out, const struct pt_report *rep)
 		.seconds_set = rep->interval && rep->seconds != 0.0,
 		.seconds = rep->seconds,
 	};
-	if ((rc = write_header(&c)))
-		return rc;
-	for (unsigned ep = 0; ep < c.l->endpoints; ep++) {
-		fprintf(out, "\nPCIe endpoint %u\n", ep);
-		fputs("------------------------------------------------------------\n", out);
-		if ((rc = write_link(&c, ep)))
-			return rc;
-		if (c.seconds_set) {
-			double pc = (double)cnt(&c, pt_idx_pcie_cycles(c.l, ep));
-			double dc = (double)cnt(&c, pt_idx_dma_cycles(c.l, ep));
-			fprintf(out, "\n  PCIe clock %.1f MHz, DMA clock %.1f MHz\n", pc / c.seconds / 1e6,
-				dc / c.seconds / 1e6);
-		}
-		if ((rc = write_bus_table(&c, ep)))
-			return rc;
-		if ((rc = write_reasons(&c, ep)))
-			return rc;
-		if ((rc = write_hists(&c, ep)))
-			return rc;
-	}
-	return pt_render_stream_status(out);
+	struct pt_metric_set *own = NULL;
+	if ((rc = evaluate(&c, rep, &own)) == 0 &&
+	    (rc = pt_render_text_header(out, c.l, c.r, c.seconds_set, c.seconds)) == 0)
+		for (unsigned ep = 0; ep < c.l->endpoints && rc == 0; ep++)
+			rc = write_endpoint(&c, ep);
+	free(c.v);
+	pt_metric_set_free(own);
+	return rc ? rc : pt_render_stream_status(out);
 }

@@ -113,67 +113,14 @@ char *pt_sbuf_take(struct pt_sbuf *s)
 	return p;
 }
 
-/* ---- exact arithmetic ------------------------------------------------- */
+/* ---- shares ----------------------------------------------------------- */
 
-double pt_render_u128_to_double(unsigned __int128 v)
+void pt_render_share(char *buf, size_t len, const struct pt_metric_value *v)
 {
-	/* The compiler's conversion (__floatuntidf) rounds to nearest even,
-	 * but do it by hand so the rule does not depend on the runtime. */
-	if (v >> 64 == 0)
-		return (double)(uint64_t)v;
-	int shift = 0;
-	while (v >> 64) {
-		/* keep a sticky bit so the final rounding sees every bit */
-		unsigned sticky = (unsigned)(v & 1u);
-		v >>= 1;
-		v |= sticky;
-		shift++;
-	}
-	return ldexp((double)(uint64_t)v, shift);
-}
-
-double pt_render_div_exact(unsigned __int128 num, unsigned __int128 den)
-{
-	if (num == 0 || den == 0)
-		return 0.0;
-	if (num < ((unsigned __int128)1 << 53) && den < ((unsigned __int128)1 << 53))
-		return (double)(uint64_t)num / (double)(uint64_t)den;
-	/* Integer quotient with at least 55 significant bits (long division
-	 * for the missing ones), the remainder folded into a sticky bit below
-	 * the rounding bit; one conversion of a 64-bit integer then rounds
-	 * exactly once, to nearest even. */
-	const unsigned __int128 min_q = (unsigned __int128)1 << 55;
-	unsigned __int128 q = num / den;
-	unsigned __int128 r = num % den;
-	int scale = 0;
-	while (q < min_q) {
-		unsigned bit = 0;
-		if (r >= den - r) { /* 2r >= den without overflow */
-			r = r - (den - r);
-			bit = 1;
-		} else {
-			r <<= 1;
-		}
-		q = (q << 1) | bit;
-		scale--;
-	}
-	unsigned sticky = r != 0;
-	while (q >> 63) {
-		sticky |= (unsigned)(q & 1u);
-		q >>= 1;
-		scale++;
-	}
-	return ldexp((double)(uint64_t)(q | sticky), scale);
-}
-
-void pt_render_pct(char *buf, size_t len, unsigned __int128 part, unsigned __int128 whole)
-{
-	if (whole == 0) {
+	if (!v || isnan(v->f))
 		snprintf(buf, len, "%s", PT_RENDER_DASH);
-		return;
-	}
-	double x = (100.0 * pt_render_u128_to_double(part)) / pt_render_u128_to_double(whole);
-	snprintf(buf, len, "%6.2f", x);
+	else
+		snprintf(buf, len, "%6.2f", v->f);
 }
 
 /* ---- shortest round-trip digits ---------------------------------------- */

@@ -8,17 +8,8 @@
 #
 # Usage: test_e2e_mmap.sh BIN_DIR TESTS_DIR
 set -u
-bin=$1
-data=$2
-tool=$bin/nfb-pcie-telemetry
-cases=$data/conformance/report
-[ -x "$tool" ] || { echo "FAIL: $tool is not built"; exit 1; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# tool, cases, work, ok, bad
+. "$(dirname "$0")/tool_harness.sh" "$@"
 
 # first_image, to_bin: a case's registers as a component's memory
 . "$(dirname "$0")/regs_bin.sh"

@@ -5,16 +5,10 @@
 #
 # Usage: test_tool_errors.sh BIN_DIR TESTS_DIR
 set -u
-bin=$1
-data=$2
-tool=$bin/nfb-pcie-telemetry
-cases=$data/conformance/report
-[ -x "$tool" ] || { echo "FAIL: $tool is not built"; exit 1; }
-
-work=$(mktemp -d)
+# tool, cases, work, ok, bad
+. "$(dirname "$0")/tool_harness.sh" "$@"
+# the tests below take permissions away inside $work
 trap 'chmod -R u+rwx "$work" 2>/dev/null; rm -rf "$work"' EXIT
-pass=0
-fail=0
 # mkdev FILE STATUS
 . "$(dirname "$0")/component_dev.sh"
 

@@ -6,17 +6,8 @@
 #
 # Usage: test_tool_options.sh BIN_DIR TESTS_DIR
 set -u
-bin=$1
-data=$2
-tool=$bin/nfb-pcie-telemetry
-cases=$data/conformance/report
-[ -x "$tool" ] || { echo "FAIL: $tool is not built"; exit 1; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# tool, cases, work, ok, bad
+. "$(dirname "$0")/tool_harness.sh" "$@"
 img=image:$cases/basic_t1.regs
 
 # same_as WANT_FILE ARGS...: exit 0, stdout equal to WANT_FILE, nothing on

@@ -7,19 +7,10 @@
 #
 # Usage: test_tool_watch.sh BIN_DIR TESTS_DIR
 set -u
-bin=$1
-data=$2
-tool=$bin/nfb-pcie-telemetry
-cases=$data/conformance/report
-[ -x "$tool" ] || { echo "FAIL: $tool is not built"; exit 1; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-pass=0
-fail=0
+# tool, cases, work, ok, bad
+. "$(dirname "$0")/tool_harness.sh" "$@"
 # mkdev FILE STATUS
 . "$(dirname "$0")/component_dev.sh"
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 # N copies of the two images of case CASE, each copy 1000 s later.
 pairs() {

@@ -1,5 +1,5 @@
 /*
- * The word builders of the simulated card (src/env/agg.c).
+ * The word builders of the simulated card (src/env/frames.c, agg.c, mvb.c).
  *
  * A reference packer in this file lays frames on an MFB bus word by word,
  * the plain way, and a reference probe counts them with the rules of
@@ -139,13 +139,16 @@ static void check_equal(const struct counts *x, const struct counts *y, unsigned
  * lengths (single and bulk calls), gaps (flush + idle) and stalls.  The
  * reference sees the words in the order the scheduler produced them.
  */
-static void run_pattern(unsigned R, unsigned N, uint64_t S, unsigned slices, int mode)
+/* mode: 0 any length, 1 at most a region, 2 about whole words, 3 long
+ * runs of a few lengths; em: slices per emission (runs built). */
+static void run_pattern_em(unsigned R, unsigned N, uint64_t S, unsigned slices, int mode,
+			   unsigned em)
 {
 	struct pte_mfb a;
 	struct probe ref = { .R = R, .N = N }, got = { .R = R, .N = N };
 	struct packer pk = { .R = R, .N = N, .p = &ref };
 
-	assert_int_equal(pte_mfb_init(&a, R, N, S), 0);
+	assert_int_equal(pte_mfb_init(&a, R, N, S * em), 0);
 	for (unsigned s = 0; s < slices; s++) {
 		pte_mfb_begin(&a, S);
 		/* the reference sees carried words where the builder put them:
@@ -157,15 +160,17 @@ static void run_pattern(unsigned R, unsigned N, uint64_t S, unsigned slices, int
 				items = 1 + (uint32_t)(rnd() % (3 * R * N));
 			else if (mode == 1)
 				items = 1 + (uint32_t)(rnd() % N);
-			else
+			else if (mode == 2)
 				items = (uint32_t)(R * N * (1 + rnd() % 4)) - (uint32_t)(rnd() % 3);
+			else
+				items = 1 + (uint32_t)(rnd() % 3) * (uint32_t)(R * N / 2 + 1);
 			if (items == 0)
 				items = 1;
 			if (x < 60) {
 				pte_mfb_frame(&a, items);
 				pk_frame(&pk, items);
 			} else if (x < 80) {
-				uint64_t k = 1 + rnd() % 40;
+				uint64_t k = 1 + rnd() % (mode == 3 ? 3000 : 40);
 				pte_mfb_frames(&a, items, k);
 				for (uint64_t i = 0; i < k; i++)
 					pk_frame(&pk, items);
@@ -187,13 +192,16 @@ static void run_pattern(unsigned R, unsigned N, uint64_t S, unsigned slices, int
 				probe_word(&ref, 1, 0, 0, 0, pk.pos, n);
 			}
 		}
-		pte_mfb_end(&a);
+		pte_mfb_close(&a);
+		pk_flush(&pk);
+		if ((s + 1) % em && s + 1 < slices)
+			continue;
+		pte_mfb_runs(&a);
 		uint64_t total = 0;
 		for (unsigned i = 0; i < a.nrun; i++)
 			total += a.run[i].len;
-		assert_int_equal(total, S);
+		assert_int_equal(total, S * (s % em + 1));
 		probe_runs(&got, &a);
-		pk_flush(&pk);
 	}
 	/* drain what was carried past the last slice */
 	for (int guard = 0; guard < 100 && (a.ncarry || a.carry_stall); guard++) {
@@ -201,6 +209,7 @@ static void run_pattern(unsigned R, unsigned N, uint64_t S, unsigned slices, int
 		pte_mfb_end(&a);
 		probe_runs(&got, &a);
 	}
+	assert_int_equal(a.err, 0);
 	assert_int_equal(got.violations, 0);
 	assert_int_equal(ref.violations, 0);
 	check_equal(&ref.c, &got.c, R);
@@ -208,6 +217,11 @@ static void run_pattern(unsigned R, unsigned N, uint64_t S, unsigned slices, int
 	assert_int_equal(a.t_items, ref.c.items);
 	assert_int_equal(a.t_frames, ref.c.sof);
 	pte_mfb_fini(&a);
+}
+
+static void run_pattern(unsigned R, unsigned N, uint64_t S, unsigned slices, int mode)
+{
+	run_pattern_em(R, N, S, slices, mode, 1);
 }
 
 static void test_mfb_random(void **state)
@@ -219,6 +233,19 @@ static void test_mfb_random(void **state)
 		for (unsigned j = 0; j < 4; j++)
 			for (int mode = 0; mode < 3; mode++)
 				run_pattern(regions[i], items[j], 64 + rnd() % 1000, 40, mode);
+}
+
+/* Long runs of equal frames (counted through their cycle of states) and
+ * emissions of several slices, on buses up to 16 regions. */
+static void test_mfb_long_runs(void **state)
+{
+	(void)state;
+	static const unsigned regions[] = { 1, 2, 3, 4, 5, 8, 16 };
+	for (unsigned i = 0; i < 7; i++)
+		for (unsigned N = 2; N <= 16; N *= 2)
+			for (unsigned em = 1; em <= 4; em += 3)
+				for (int mode = 0; mode < 4; mode++)
+					run_pattern_em(regions[i], N, 512 + rnd() % 2048, 24, mode, em);
 }
 
 static void test_mfb_short_slices(void **state)
@@ -292,6 +319,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mfb_random),
+		cmocka_unit_test(test_mfb_long_runs),
 		cmocka_unit_test(test_mfb_short_slices),
 		cmocka_unit_test(test_mfb_few_runs),
 		cmocka_unit_test(test_mvb),

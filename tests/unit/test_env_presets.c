@@ -37,15 +37,23 @@ struct meas {
 	uint32_t status;
 };
 
+/* A register through the card's MI bus; the access must succeed. */
+static uint32_t reg(struct pte_card *c, uint32_t addr)
+{
+	uint32_t v = 0;
+	assert_int_equal(pte_card_mi_read(c, addr, &v), 0);
+	return v;
+}
+
 static void snapshot(struct meas *m, uint64_t *cnt)
 {
 	uint32_t buf[2 * 4096];
-	pte_card_mi_write(m->c, 0x20, 1);
+	assert_int_equal(pte_card_mi_write(m->c, 0x20, 1), 0);
 	int polls = 0;
-	while (pte_card_mi_read(m->c, 0x24) & 1)
+	while (reg(m->c, 0x24) & 1)
 		assert_true(++polls < 100000);
 	assert_true(m->entries <= 4096);
-	pte_card_mi_read_block(m->c, 0x8000, buf, 2 * m->entries);
+	assert_int_equal(pte_card_mi_read_block(m->c, 0x8000, buf, 2 * m->entries), 0);
 	for (unsigned i = 0; i < m->entries; i++)
 		cnt[i] = (uint64_t)buf[2 * i] | ((uint64_t)buf[2 * i + 1] << 32);
 }
@@ -66,7 +74,7 @@ static void measure(const char *spec, struct meas *m)
 	assert_non_null(m->a);
 	assert_non_null(m->b);
 	/* start of the interval: clear the flags, as the tool does */
-	pte_card_mi_write(m->c, 0x20, 4);
+	assert_int_equal(pte_card_mi_write(m->c, 0x20, 4), 0);
 	snapshot(m, m->a);
 	double t0 = pte_card_now(m->c);
 	for (unsigned e = 0; e < m->g->pcie_endpoints; e++)
@@ -76,7 +84,7 @@ static void measure(const char *spec, struct meas *m)
 	m->sec = pte_card_now(m->c) - t0;
 	for (unsigned e = 0; e < m->g->pcie_endpoints; e++)
 		pte_card_truth(m->c, e, &m->t1[e]);
-	m->status = pte_card_mi_read(m->c, 0x24);
+	m->status = reg(m->c, 0x24);
 }
 
 static void done(struct meas *m)
@@ -288,7 +296,7 @@ static void test_idle(void **state)
 	for (unsigned b = 0; b < 2; b++)
 		assert_int_equal(pbus(&m, 0, b, WORDS), 0);
 	assert_int_equal(dbus(&m, 0, 0, WORDS) + dbus(&m, 0, 1, WORDS) + dbus(&m, 0, 0, MVB), 0);
-	assert_true(pte_card_mi_read(m.c, 0x40) & (1u << 9)); /* link up */
+	assert_true(reg(m.c, 0x40) & (1u << 9)); /* link up */
 	done(&m);
 }
 
@@ -390,7 +398,7 @@ static void test_tags_starved(void **state)
 	uint64_t cyc = pc(&m, 0, 0);
 	assert_true(share(brake(&m, 0, 0), cyc) > 0.5);  /* no free PCIe tag */
 	assert_true(share(brake(&m, 0, 6), cyc) > 0.5);  /* lowest tag band */
-	assert_true((pte_card_mi_read(m.c, 0x80) >> 16) == 0); /* lowest free tags */
+	assert_true((reg(m.c, 0x80) >> 16) == 0); /* lowest free tags */
 	done(&m);
 }
 
@@ -500,7 +508,7 @@ static void test_link_down(void **state)
 	struct meas m;
 	measure("link-down", &m);
 	check_truth(&m);
-	assert_int_equal(pte_card_mi_read(m.c, 0x40) & (1u << 9), 0);
+	assert_int_equal(reg(m.c, 0x40) & (1u << 9), 0);
 	for (unsigned b = 0; b < 2; b++)
 		assert_int_equal(pbus(&m, 0, b, WORDS) + pbus(&m, 0, b, STALL), 0);
 	assert_int_equal(dbus(&m, 0, 0, WORDS) + dbus(&m, 0, 1, WORDS) + dbus(&m, 0, 0, MVB), 0);
@@ -522,7 +530,7 @@ static void test_two_endpoints(void **state)
 		/* the payload each endpoint's DMA port offers */
 		expect_near(down_Bps(&m, e) * 8, rd[e], 0.9, 1.1, "two-endpoints reads");
 		expect_near(up_Bps(&m, e) * 8, wr[e], 0.9, 1.1, "two-endpoints writes");
-		assert_true(pte_card_mi_read(m.c, 0x40 + 4 * e) & (1u << 9));
+		assert_true(reg(m.c, 0x40 + 4 * e) & (1u << 9));
 	}
 	done(&m);
 }
@@ -618,8 +626,8 @@ static void test_reasons_need_cause(void **state)
 	for (unsigned k = 0; k < 6; k++)
 		assert_int_equal(brake(&m, 0, k), 0);
 	/* an idle card has all its tags and all its storage FIFO words */
-	assert_int_equal(pte_card_mi_read(m.c, 0x80), (256u << 16) | 256u);
-	assert_int_equal(pte_card_mi_read(m.c, 0xC0), (1024u << 16) | 1024u);
+	assert_int_equal(reg(m.c, 0x80), (256u << 16) | 256u);
+	assert_int_equal(reg(m.c, 0xC0), (1024u << 16) | 1024u);
 	done(&m);
 }
 

@@ -189,6 +189,40 @@ static void test_errors(void **state)
 	expect_error("[generics]\nCNT_WIDTH = 40\nTAG_CAPACITY = 0\n", 3, "TAG_CAPACITY");
 	expect_error("[endpoint]\nhost_latency_ns = 100\nhost_latency_jitter_ns = 200\n", 3,
 		     "jitter");
+	/* a rule about several generics names the latest of their lines, even
+	 * one its message does not spell out */
+	expect_error("[generics]\nDMA_PORTS = 8\nDMA_DOWN_MFB_REGIONS = 16\n", 3, "DMA regions 16");
+	expect_error("[generics]\nDMA_DOWN_MFB_REGIONS = 16\nDMA_PORTS = 8\n", 3, "DMA_PORTS=8");
+}
+
+/* The model names the generic a rule is about through a mask, not text. */
+static void test_generics_which(void **state)
+{
+	(void)state;
+	struct ptm_generics g;
+	char msg[256];
+	uint32_t which = 1;
+
+	ptm_generics_default(&g);
+	assert_int_equal(ptm_generics_check_which(&g, &which, msg, sizeof(msg)), 0);
+	assert_int_equal(which, 0);
+	g.drain_period = 1000;
+	assert_int_equal(ptm_generics_check_which(&g, &which, msg, sizeof(msg)), -EINVAL);
+	assert_int_equal(which, PTM_GENERIC_BIT(drain_period));
+	ptm_generics_default(&g);
+	g.dma_down_mfb_region_bytes = 30; /* not a multiple of 4 */
+	assert_int_equal(ptm_generics_check_which(&g, &which, msg, sizeof(msg)), -EINVAL);
+	assert_int_equal(which, PTM_GENERIC_BIT(dma_down_mfb_region_bytes));
+	ptm_generics_default(&g);
+	g.dma_ports = 8;
+	g.dma_up_mfb_regions = 16;
+	assert_int_equal(ptm_generics_check_which(&g, &which, msg, sizeof(msg)), -EINVAL);
+	assert_true(which & PTM_GENERIC_BIT(dma_ports));
+	assert_true(which & PTM_GENERIC_BIT(dma_up_mfb_regions));
+	assert_false(which & PTM_GENERIC_BIT(tag_capacity));
+	/* NULL is allowed, and the plain check says the same */
+	assert_int_equal(ptm_generics_check_which(&g, NULL, msg, sizeof(msg)), -EINVAL);
+	assert_int_equal(ptm_generics_check(&g, msg, sizeof(msg)), -EINVAL);
 }
 
 /* A line of n characters: "KEY = vvv..." (or a comment when key is
@@ -301,6 +335,7 @@ int main(void)
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_base),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_generics_which),
 		cmocka_unit_test(test_line_limit),
 		cmocka_unit_test(test_file_checks),
 		cmocka_unit_test(test_card_from_file),

@@ -25,76 +25,7 @@
 #include "pcie_telemetry/bus.h"
 #include "pcie_telemetry/render.h"
 #include "pcie_telemetry/telemetry.h"
-#include "test_util.h"
-
-#define CASE_DIR PT_TEST_DATA "/conformance/report"
-
-struct args {
-	bool json, clear, interval_mode;
-};
-
-/* The few options of NAME.args that matter for the readings and the renderer. */
-static void parse_args(const char *text, struct args *a)
-{
-	char buf[512];
-	snprintf(buf, sizeof buf, "%s", text);
-	memset(a, 0, sizeof *a);
-	char *save = NULL;
-	for (char *w = strtok_r(buf, " \t\r\n", &save); w; w = strtok_r(NULL, " \t\r\n", &save)) {
-		if (!strcmp(w, "-j") || !strcmp(w, "--json")) {
-			a->json = true;
-		} else if (!strcmp(w, "-c") || !strcmp(w, "--clear")) {
-			a->clear = true;
-		} else if (!strcmp(w, "-t") || !strcmp(w, "--interval")) {
-			char *v = strtok_r(NULL, " \t\r\n", &save);
-			assert_non_null(v);
-			a->interval_mode = strtod(v, NULL) > 0;
-		} else if (!strncmp(w, "--interval=", 11)) {
-			a->interval_mode = strtod(w + 11, NULL) > 0;
-		} else if (!strncmp(w, "-t", 2)) {
-			a->interval_mode = strtod(w + 2, NULL) > 0;
-		}
-	}
-}
-
-struct measured {
-	struct pt_dev dev;
-	struct pt_reading first, second, diff;
-	bool interval;
-	double seconds;
-};
-
-static void measured_free(struct measured *m)
-{
-	pt_reading_free(&m->first);
-	pt_reading_free(&m->second);
-	pt_reading_free(&m->diff);
-}
-
-/* The tool's sequence: -t 0 one SNAPSHOT; -t > 0 COMMAND 0x4, 0x8, two
- * SNAPSHOTs and their difference. */
-static int measure(struct pt_bus *bus, bool interval, struct measured *m, char *msg, size_t msglen)
-{
-	memset(m, 0, sizeof *m);
-	m->interval = interval;
-	int rc = pt_dev_init(&m->dev, bus, msg, msglen);
-	if (rc)
-		return rc;
-	unsigned n = m->dev.layout.entries;
-	if (pt_reading_init(&m->first, n) || pt_reading_init(&m->second, n) ||
-	    pt_reading_init(&m->diff, n))
-		return -ENOMEM;
-	if (!interval)
-		return pt_dev_read(&m->dev, &m->second, msg, msglen);
-	if ((rc = pt_dev_clear_flags(&m->dev, msg, msglen)) ||
-	    (rc = pt_dev_clear_marks(&m->dev, msg, msglen)) ||
-	    (rc = pt_dev_read(&m->dev, &m->first, msg, msglen)) ||
-	    (rc = pt_dev_read(&m->dev, &m->second, msg, msglen)))
-		return rc;
-	pt_reading_diff(&m->dev.layout, &m->first, &m->second, &m->diff);
-	m->seconds = m->second.time - m->first.time;
-	return 0;
-}
+#include "test_report_util.h"
 
 static char *render_report(const struct measured *m, bool json, int *rc)
 {
@@ -201,42 +132,19 @@ out:
 	return ok;
 }
 
-static int cmp_names(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void test_report_cases(void **state)
 {
 	(void)state;
-	DIR *d = opendir(CASE_DIR);
-	assert_non_null(d);
 	char *names[512];
-	unsigned n = 0;
-	for (struct dirent *e; (e = readdir(d));) {
-		size_t l = strlen(e->d_name);
-		if (l > 5 && !strcmp(e->d_name + l - 5, ".args") && n < 512)
-			names[n++] = strndup(e->d_name, l - 5);
-	}
-	closedir(d);
-	qsort(names, n, sizeof names[0], cmp_names);
-	assert_true(n > 0);
+	unsigned n = pt_test_report_cases(names, 512);
 
 	unsigned passed = 0, failed = 0, skipped = 0;
 	for (unsigned i = 0; i < n; i++) {
 		const char *name = names[i];
 		char path[1024];
-		snprintf(path, sizeof path, "%s/%s.args", CASE_DIR, name);
-		char *argtext = pt_test_slurp(path, NULL);
-		snprintf(path, sizeof path, "%s/%s.rc", CASE_DIR, name);
-		char *rctext = pt_test_slurp(path, NULL);
-		assert_non_null(argtext);
-		assert_non_null(rctext);
 		struct args a;
-		parse_args(argtext, &a);
-		int want_rc = atoi(rctext);
-		free(argtext);
-		free(rctext);
+		int want_rc;
+		pt_test_case_args(name, &a, &want_rc);
 		if (a.clear) {
 			/* -c takes no reading and renders nothing: the command's test */
 			skipped++;
@@ -260,13 +168,7 @@ static void test_report_cases(void **state)
 			ok = false;
 			print_message("%s: %s\n", name, msg);
 		} else {
-			snprintf(path, sizeof path, "%s/%s.mod.out", CASE_DIR, name);
-			char *want = pt_test_slurp(path, NULL);
-			if (!want) {
-				snprintf(path, sizeof path, "%s/%s.out", CASE_DIR, name);
-				want = pt_test_slurp(path, NULL);
-			}
-			assert_non_null(want);
+			char *want = pt_test_case_golden(name);
 			int rrc;
 			char *got = render_report(&m, a.json, &rrc);
 			ok = rrc == 0 && strcmp(got, want) == 0;

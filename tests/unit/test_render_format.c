@@ -1,7 +1,8 @@
 /*
  * Unit tests of the renderers on hand-built layouts and readings: pct, the
- * tabulate emulation, the reason columns, the histogram headers, exact
- * arithmetic, Python's float repr, the JSON layout, register images.
+ * tabulate emulation, the reason columns, the histogram headers, Python's
+ * float repr, the JSON layout, register images (the exact arithmetic is
+ * the metric engine's: test_analysis_num).
  * Expected strings are derived by hand from report-format.md.
  */
 #include <errno.h>
@@ -18,12 +19,13 @@
 
 #include "pcie_telemetry/render.h"
 #include "render/render_priv.h"
+#include "test_layout_util.h"
 
-/* This program links pt_render, pt_layout and pt_regs only (CMake): a
+/* This program links pt_render, pt_analysis, pt_layout and pt_regs only (CMake): a
  * renderer that called into a bus would not link.  And the headers do not
  * bring the bus either. */
 #if defined(PCIE_TELEMETRY_BUS_H) || defined(PCIE_TELEMETRY_TELEMETRY_H)
-#error "render.h must include only the layout and reading headers"
+#error "render.h must include only the layout, reading and metrics headers"
 #endif
 
 /* ---- fixtures ------------------------------------------------------------ */
@@ -217,92 +219,76 @@ static void assert_line(const char *text, const char *prefix, const char *expect
 
 /* ---- pct and arithmetic --------------------------------------------------- */
 
+/* pct(part, whole) as the report computes it: the share metric's
+ * expression, evaluated by the engine, in the report's share cell. */
+static void pct(char *b, size_t len, const char *part, const char *whole)
+{
+	const struct pt_test_shape shape = PT_TEST_DEFAULT_SHAPE;
+	struct pt_layout l;
+	struct pt_metric_defs *d;
+	struct pt_metric_set *s = NULL;
+	struct pt_reading r;
+	struct pt_metric_value v;
+	char json[256], msg[PT_METRIC_MSG_LEN];
+
+	pt_test_layout(&shape, 48, &l);
+	snprintf(json, sizeof json,
+		 "[{\"MetricName\": \"p\", \"MetricExpr\": \"100.0 * %s / %s\", "
+		 "\"BriefDescription\": \"pct\"}]",
+		 part, whole);
+	assert_int_equal(pt_metric_defs_new(&d, PT_METRIC_NO_BUILTIN, msg, sizeof msg), 0);
+	if (pt_metric_defs_add_json(d, json, strlen(json), "pct", msg, sizeof msg) ||
+	    pt_metric_bind(d, &l, &s, msg, sizeof msg))
+		fail_msg("%s", msg);
+	assert_int_equal(pt_reading_init(&r, l.entries), 0);
+	const struct pt_metric_input in = { &r, false, 0 };
+	assert_true(pt_metric_eval(s, &in, &v) >= 0);
+	pt_render_share(b, len, &v);
+	pt_reading_free(&r);
+	pt_metric_set_free(s);
+	pt_metric_defs_free(d);
+}
+
 static void test_pct(void **state)
 {
 	(void)state;
 	char b[32];
-	pt_render_pct(b, sizeof b, 5, 0);
+	pct(b, sizeof b, "5", "0");
 	assert_string_equal(b, "   -  ");
-	pt_render_pct(b, sizeof b, 0, 0);
+	pct(b, sizeof b, "0", "0");
 	assert_string_equal(b, "   -  ");
-	pt_render_pct(b, sizeof b, 0, 7);
+	pt_render_share(b, sizeof b, NULL);
+	assert_string_equal(b, "   -  ");
+	pct(b, sizeof b, "0", "7");
 	assert_string_equal(b, "  0.00");
-	pt_render_pct(b, sizeof b, 1, 4);
+	pct(b, sizeof b, "1", "4");
 	assert_string_equal(b, " 25.00");
-	pt_render_pct(b, sizeof b, 1, 3);
+	pct(b, sizeof b, "1", "3");
 	assert_string_equal(b, " 33.33");
-	pt_render_pct(b, sizeof b, 2, 3);
+	pct(b, sizeof b, "2", "3");
 	assert_string_equal(b, " 66.67");
-	pt_render_pct(b, sizeof b, 7, 7);
+	pct(b, sizeof b, "7", "7");
 	assert_string_equal(b, "100.00");
 	/* wider than 6 characters: never cut */
-	pt_render_pct(b, sizeof b, 10, 1);
+	pct(b, sizeof b, "10", "1");
 	assert_string_equal(b, "1000.00");
 	/* ties on the binary value, round half to even: 0.125 -> 0.12,
 	 * 0.375 -> 0.38, 0.625 -> 0.62 (all exact in binary) */
-	pt_render_pct(b, sizeof b, 1, 800);
+	pct(b, sizeof b, "1", "800");
 	assert_string_equal(b, "  0.12");
-	pt_render_pct(b, sizeof b, 3, 800);
+	pct(b, sizeof b, "3", "800");
 	assert_string_equal(b, "  0.38");
-	pt_render_pct(b, sizeof b, 5, 800);
+	pct(b, sizeof b, "5", "800");
 	assert_string_equal(b, "  0.62");
 	/* 0.005 is below its decimal value in binary: rounds down */
-	pt_render_pct(b, sizeof b, 1, 20000);
+	pct(b, sizeof b, "1", "20000");
 	assert_string_equal(b, "  0.01");
 	/* 128-bit operands: half of 2^70 */
-	unsigned __int128 big = (unsigned __int128)1 << 70;
-	pt_render_pct(b, sizeof b, big / 2, big);
+	pct(b, sizeof b, "590295810358705651712", "1180591620717411303424");
 	assert_string_equal(b, " 50.00");
 	/* totals above 2^63 */
-	pt_render_pct(b, sizeof b, UINT64_MAX, UINT64_MAX);
+	pct(b, sizeof b, "18446744073709551615", "18446744073709551615");
 	assert_string_equal(b, "100.00");
-}
-
-static void test_u128_to_double(void **state)
-{
-	(void)state;
-	typedef unsigned __int128 u128;
-	const u128 two53 = (u128)1 << 53;
-	assert_true(pt_render_u128_to_double(0) == 0.0);
-	assert_true(pt_render_u128_to_double(12345) == 12345.0);
-	/* 2^53 + 1 is a tie between 2^53 and 2^53 + 2: even wins */
-	assert_true(pt_render_u128_to_double(two53 + 1) == 9007199254740992.0);
-	assert_true(pt_render_u128_to_double(two53 + 3) == 9007199254740996.0);
-	/* above 64 bits: 2^70 + 2^17 is a tie (ulp 2^18), 2^70 + 2^17 + 1 is not */
-	const u128 two70 = (u128)1 << 70;
-	assert_true(pt_render_u128_to_double(two70 + ((u128)1 << 17)) == ldexp(1.0, 70));
-	assert_true(pt_render_u128_to_double(two70 + ((u128)1 << 17) + 1) ==
-		    ldexp(1.0, 70) + ldexp(1.0, 18));
-	/* 3 * 2^18 on top: tie between 2^18 and 2^19 above, the even one (2^19) */
-	assert_true(pt_render_u128_to_double(two70 + 3 * ((u128)1 << 17)) ==
-		    ldexp(1.0, 70) + ldexp(1.0, 19));
-	assert_true(pt_render_u128_to_double((u128)UINT64_MAX) == 18446744073709551616.0);
-}
-
-static void test_div_exact(void **state)
-{
-	(void)state;
-	typedef unsigned __int128 u128;
-	assert_true(pt_render_div_exact(0, 5) == 0.0);
-	assert_true(pt_render_div_exact(3200, 10) == 320.0);
-	assert_true(pt_render_div_exact(1, 3) == 1.0 / 3.0);
-	/* (2^53 + 1) * 3 / 3 = 2^53 + 1 exactly, a tie: rounds to 2^53 (even).
-	 * Converting the operands first would give a different double. */
-	u128 n = ((u128)1 << 53) + 1;
-	assert_true(pt_render_div_exact(n * 3, 3) == 9007199254740992.0);
-	/* (2^53 + 3) rounds up to 2^53 + 4 */
-	n = ((u128)1 << 53) + 3;
-	assert_true(pt_render_div_exact(n * 7, 7) == 9007199254740996.0);
-	/* just above the tie: rounds up */
-	n = ((u128)1 << 53) + 1;
-	assert_true(pt_render_div_exact(n * 1000 + 1, 1000) == 9007199254740994.0);
-	/* 72-bit numerator (items * item_bytes near 2^64 * 255), 64-bit den */
-	u128 items = UINT64_MAX;
-	double q = pt_render_div_exact(items * 255u, UINT64_MAX);
-	assert_true(q == 255.0);
-	q = pt_render_div_exact(items * 4u, 3);
-	/* 4 * (2^64 - 1) / 3 = (2^66 - 4) / 3 = 24595658764946068820 exactly */
-	assert_true(q == 24595658764946068820.0);
 }
 
 /* ---- float repr ------------------------------------------------------------ */
@@ -796,6 +782,51 @@ static void test_text_two_endpoints_two_ports(void **state)
 	fix_free(&f);
 }
 
+/* The metrics of the report bound once by the caller: the same text; a
+ * set of another layout, or without the built-in metrics, is refused. */
+static void test_text_with_bound_metrics(void **state)
+{
+	(void)state;
+	struct fix f, g;
+	struct spec s2 = std_spec;
+	struct pt_metric_set *set, *other, *bare;
+	struct pt_metric_defs *d;
+	char msg[PT_METRIC_MSG_LEN];
+	s2.eps = 2;
+	fix_init(&f, &std_spec);
+	fix_init(&g, &s2);
+	fill_example(&f);
+	struct pt_report rep = { .layout = &f.l, .reading = &f.r, .interval = true, .seconds = 2.0 };
+	char *want = render_ok(pt_render_text, &rep);
+	/* the built-in metrics and one of the user's */
+	assert_int_equal(pt_metric_defs_new(&d, 0, msg, sizeof msg), 0);
+	const char *mine = "[{\"MetricName\": \"{bus}.idle_pct\", \"MetricExpr\": "
+			   "\"100.0 - {bus}.words_pct\", \"BriefDescription\": \"idle\"}]";
+	assert_int_equal(pt_metric_defs_add_json(d, mine, strlen(mine), "mine", msg, sizeof msg), 0);
+	assert_int_equal(pt_metric_bind(d, &f.l, &set, msg, sizeof msg), 0);
+	pt_metric_defs_free(d);
+	rep.metrics = set;
+	char *got = render_ok(pt_render_text, &rep);
+	assert_string_equal(got, want);
+	free(got);
+	assert_int_equal(pt_metric_bind_builtin(&g.l, &other, msg, sizeof msg), 0);
+	rep.metrics = other;
+	assert_int_equal(render(pt_render_text, &rep, &got), -EINVAL);
+	free(got);
+	assert_int_equal(pt_metric_defs_new(&d, PT_METRIC_NO_BUILTIN, msg, sizeof msg), 0);
+	assert_int_equal(pt_metric_bind(d, &f.l, &bare, msg, sizeof msg), 0);
+	pt_metric_defs_free(d);
+	rep.metrics = bare;
+	assert_int_equal(render(pt_render_text, &rep, &got), -EINVAL);
+	free(got);
+	pt_metric_set_free(set);
+	pt_metric_set_free(other);
+	pt_metric_set_free(bare);
+	free(want);
+	fix_free(&f);
+	fix_free(&g);
+}
+
 static void test_text_region_counts(void **state)
 {
 	(void)state;
@@ -1223,8 +1254,6 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pct),
-		cmocka_unit_test(test_u128_to_double),
-		cmocka_unit_test(test_div_exact),
 		cmocka_unit_test(test_float_repr),
 		cmocka_unit_test(test_float_repr_roundtrip),
 		cmocka_unit_test(test_plain_decimal),
@@ -1242,6 +1271,7 @@ int main(void)
 		cmocka_unit_test(test_text_wide_cells),
 		cmocka_unit_test(test_text_huge_rates),
 		cmocka_unit_test(test_text_two_endpoints_two_ports),
+		cmocka_unit_test(test_text_with_bound_metrics),
 		cmocka_unit_test(test_text_region_counts),
 		cmocka_unit_test(test_text_rd_and_avg),
 		cmocka_unit_test(test_json_small),

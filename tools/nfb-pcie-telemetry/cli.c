@@ -61,10 +61,19 @@ static int run(struct cli_session *s, int argc, char **argv, struct cli_error *e
 	struct pt_bus *bus = NULL;
 	int status = CLI_EXIT_RUNTIME;
 
+	if (a->list && !a->device) {
+		/* the firmware's default layout: no device to open */
+		status = cli_list(s, false, e);
+		goto out;
+	}
 	if (open_component(s, &bus, e) < 0)
 		goto out;
 	if (a->clear)
 		status = clear_counters(s, e);
+	else if (a->list)
+		status = cli_list(s, true, e);
+	else if (cli_metrics_prepare(s, &s->dev.layout, e) < 0)
+		status = e->status;
 	else if (prepare_readings(s, argc, argv, e) == 0)
 		status = cli_report_run(s, e);
 out:
@@ -79,6 +88,7 @@ out:
 	pt_reading_free(&s->first);
 	pt_reading_free(&s->second);
 	pt_reading_free(&s->diff);
+	cli_metrics_free(s);
 	pt_bus_close(bus);
 	return status;
 }

@@ -6,6 +6,7 @@
  *   options.c   the table of options, the command line, --help
  *   record.c    --record: the register image file of the readings
  *   report.c    the report loop: measure, render, print whole
+ *   metrics.c   --metric-file, -M and --list (docs/metrics.md)
  *   signals.c   SIGINT/SIGTERM end a run cleanly; SIGPIPE is an error
  *   messages.c  errors: the exit status and one line for the user
  *   notes.c     notes on the error stream about what a run did or means
@@ -28,6 +29,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "pcie_telemetry/metrics.h"
 #include "pcie_telemetry/telemetry.h"
 
 #define CLI_PROG "nfb-pcie-telemetry"
@@ -66,6 +68,9 @@ int cli_printed(FILE *out, FILE *err);
 
 enum cli_action { CLI_RUN, CLI_HELP, CLI_VERSION, CLI_LIST_DEVICES, CLI_LIST_PRESETS };
 
+/* --metric-file may be given this many times. */
+#define CLI_METRIC_FILES_MAX 16
+
 /* What the command line asks for. */
 struct cli_args {
 	const char *device; /* -d, NULL: the default NFB device */
@@ -73,6 +78,10 @@ struct cli_args {
 	double interval;    /* -t, >= 0; 0 is totals */
 	bool watch, clear, json;
 	const char *record; /* --record FILE */
+	bool list;          /* --list */
+	const char *metrics; /* -M NAME[,NAME...] */
+	const char *metric_files[CLI_METRIC_FILES_MAX]; /* --metric-file, in order */
+	unsigned nmetric_files;
 	enum cli_action action;
 };
 
@@ -166,6 +175,9 @@ struct cli_session {
 	struct cli_recorder rec;
 	FILE *out, *err;
 	bool noted_totals, noted_short; /* notes.c: each note once a run */
+	struct pt_metric_set *metrics; /* bound to dev.layout, built-in ones first */
+	unsigned *chosen;              /* -M: instances of metrics, in set order */
+	unsigned nchosen;
 };
 
 /* Measure, render and print reports as a asks; returns the exit status
@@ -203,6 +215,23 @@ void cli_note_report(struct cli_session *s, const struct pt_reading *r, double s
  * functions of CESNET cards, and the -d string of each, on out.
  * Returns the exit status (e set when it is not 0). */
 int cli_list_devices(FILE *out, struct cli_error *e);
+/* ----------------------------------------------------------- metrics.c */
+
+/*
+ * The metrics of layout l into s->metrics: the built-in ones, then every
+ * --metric-file in order, bound to l; with -M, the instances it names into
+ * s->chosen.  0, or -1 with e set: status 2 for a metric file or an -M
+ * name at fault ("--metric-file: FILE:LINE: metric 'NAME': ...", "-M:
+ * metric 'NAME': ..."), 1 when out of memory.
+ */
+int cli_metrics_prepare(struct cli_session *s, const struct pt_layout *l, struct cli_error *e);
+void cli_metrics_free(struct cli_session *s);
+/*
+ * --list: every counter and metric of the layout, printed whole: of the
+ * open component (-d), or, without -d, of the firmware's default
+ * generics (no device is opened).  Returns the exit status.
+ */
+int cli_list(struct cli_session *s, bool device, struct cli_error *e);
 
 /* ----------------------------------------------------------- signals.c */
 

@@ -85,6 +85,20 @@ static int take_interval(const struct cli_option *o, struct cli_args *a, const c
 	return CLI_NEXT;
 }
 
+/* --metric-file: one more file, in order. */
+static int take_metric_file(const struct cli_option *o, struct cli_args *a, const char *v,
+			    struct cli_error *e)
+{
+	(void)o;
+	if (!*v)
+		return cli_fail(e, CLI_EXIT_USAGE, "--metric-file: empty file name");
+	if (a->nmetric_files == CLI_METRIC_FILES_MAX)
+		return cli_fail(e, CLI_EXIT_USAGE, "--metric-file: at most %u files",
+				CLI_METRIC_FILES_MAX);
+	a->metric_files[a->nmetric_files++] = v;
+	return CLI_NEXT;
+}
+
 /* An option without a value that switches on the bool at o->field. */
 static int take_flag(const struct cli_option *o, struct cli_args *a, const char *v,
 		     struct cli_error *e)
@@ -131,6 +145,18 @@ const struct cli_option cli_options[] = {
 	  "also write every reading taken as a register image\n"
 	  "file, which -d image:FILE replays",
 	  STRING(record, "file name") },
+	{ "metrics", 'M', "NAME,...", "[-M NAME,...]",
+	  "print these metrics instead of the report: instance,\n"
+	  "family or group names, or patterns (docs/metrics.md)",
+	  STRING(metrics, "metric list") },
+	{ "metric-file", 0, "FILE", "[--metric-file FILE]",
+	  "add the metrics defined in FILE (JSON, docs/metrics.md;\n"
+	  "repeatable)",
+	  .take = take_metric_file },
+	{ "list", 0, NULL, "[--list]",
+	  "print every counter and metric of the layout (the\n"
+	  "device's with -d, else the firmware's default) and exit",
+	  FLAG(list) },
 	{ "list-devices", 0, NULL, NULL,
 	  "list the NFB devices and their components, the PCI\n"
 	  "functions of CESNET cards and the -d string of\n"
@@ -223,6 +249,13 @@ static int check_combination(const struct cli_args *a, struct cli_error *e)
 	if (a->record && a->clear)
 		return cli_fail(e, CLI_EXIT_USAGE,
 				"--record: -c takes no reading, there is nothing to record");
+	if (a->metrics && a->json)
+		return cli_fail(e, CLI_EXIT_USAGE,
+				"-M prints metrics, -j the raw counters: choose one");
+	if (a->list && (a->metrics || a->json || a->clear || a->record || a->watch))
+		return cli_fail(e, CLI_EXIT_USAGE, "--list prints the names and exits: without %s",
+				a->metrics ? "-M" : a->json ? "-j" : a->clear ? "-c" :
+				a->record ? "--record" : "-w");
 	return 0;
 }
 

@@ -85,7 +85,7 @@ int cli_print_whole(FILE *out, const char *buf, size_t len, bool stoppable, stru
 static enum step one_report(struct cli_session *s, FILE *out, struct cli_error *e)
 {
 	const struct cli_args *a = s->a;
-	struct pt_report rep = { .layout = &s->dev.layout };
+	struct pt_report rep = { .layout = &s->dev.layout, .metrics = s->metrics };
 	int rc;
 
 	if (pt_bus_stop_requested())
@@ -110,7 +110,10 @@ static enum step one_report(struct cli_session *s, FILE *out, struct cli_error *
 		rep.reading = &s->second;
 		rep.interval = false;
 	}
-	rc = a->json ? pt_render_json(out, &rep) : pt_render_text(out, &rep);
+	if (a->metrics)
+		rc = pt_render_metrics(out, &rep, s->chosen, s->nchosen);
+	else
+		rc = a->json ? pt_render_json(out, &rep) : pt_render_text(out, &rep);
 	if (rc < 0) {
 		cli_fail(e, CLI_EXIT_RUNTIME, "cannot render the report: %s", strerror(-rc));
 		return STEP_FAILED;

@@ -1,0 +1,332 @@
+/*
+ * pcie-telemetry: the slice engine of the simulated card.
+ *
+ * The card advances in time slices (at most half of DRAIN_PERIOD: the
+ * PTC's input buffer needs them that short for rx-line-rate).  Inside a
+ * slice the PCIe side of an endpoint is scheduled frame by frame in PCIe
+ * cycles (RQ and RC interleaved in time order, so that a tag released by a
+ * completion is seen by the request that waited for it), the DMA side per
+ * slice.  The slices of a drain period (of the PCIe and of the DMA clock)
+ * make an emission: the word builders fold each bus into a few runs of
+ * identical cycles over all of it, and the model gets one set of batches
+ * (emit.c).
+ *
+ * Endpoints are independent of each other and of the model, which only
+ * watches.  So an emission is planned once (a job: its slices), every
+ * endpoint runs it and leaves a snapshot of its signals, and the model
+ * gets the snapshots in order.  With threads, each endpoint runs on a
+ * thread of its own, up to PTE_JOBS emissions ahead of the model, which
+ * stays on the caller's thread; the model gets exactly the same calls in
+ * the same order either way.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "env/card_priv.h"
+
+/* ---- one slice of one endpoint ---------------------------------------------- */
+
+/* The word builders keep their first failure; the slice's is theirs. */
+static int builders_err(const struct ep *e, unsigned nports)
+{
+	int rc = e->rq.err ? e->rq.err : e->rc.err;
+	for (unsigned p = 0; p < nports && !rc; p++)
+		rc = e->port[p].up.err ? e->port[p].up.err : e->port[p].down.err;
+	return rc;
+}
+
+/* RQ and RC of one endpoint in time order: whichever is behind goes next. */
+static int pcie_steps(struct ep *e, int64_t T0, uint64_t S)
+{
+	int rc = 0;
+
+	while (!rc) {
+		uint64_t trq = pte_mfb_used(&e->rq), trc = pte_mfb_used(&e->rc);
+		int rq_more = trq < S, rc_more = trc < S;
+		if (!rq_more && !rc_more)
+			break;
+		if (rc_more && (!rq_more || trc <= trq))
+			rc = pte_rc_step(e, T0, S, rq_more);
+		else
+			rc = pte_rq_step(e, T0, S);
+	}
+	return rc ? rc : pte_apply_releases(e, T0 + (int64_t)S - 1, T0);
+}
+
+/* The slice's figures into the ground truth. */
+static void pcie_truth(struct ep *e, uint64_t S, uint64_t w_rq, uint64_t w_rc)
+{
+	struct pte_truth *tr = &e->truth;
+
+	tr->pcie[PTE_RQ].words += e->rq.t_words - w_rq;
+	tr->pcie[PTE_RC].words += e->rc.t_words - w_rc;
+	tr->pcie[PTE_RQ].stall += e->rq.stall;
+	tr->pcie[PTE_RC].stall += e->rc.stall;
+	pte_lvl_close(&e->tagl, S, tr->tags_band);
+	tr->tags_in_use_sum += e->tagl.used_area;
+	pte_lvl_close(&e->stl, S, tr->stfifo_band);
+	pte_brake_close(e, S);
+	if (e->tagl.min < tr->tags_free_min)
+		tr->tags_free_min = e->tagl.min;
+	if (e->stl.min < tr->stfifo_free_min)
+		tr->stfifo_free_min = e->stl.min;
+	tr->pcie_cycles += S;
+}
+
+static int pcie_slice(struct ep *e, const struct pte_slice *sl)
+{
+	uint64_t S = sl->S;
+	int rc = 0;
+
+	pte_push_begin(e, S, sl->d_next);
+	pte_mfb_begin(&e->rq, S);
+	pte_mfb_begin(&e->rc, S);
+	pte_lvl_begin(&e->tagl);
+	pte_lvl_begin(&e->stl);
+	e->ptc.consumed_reqs = e->ptc.consumed_bytes = 0;
+	if (e->info.link_up)
+		rc = pcie_steps(e, (int64_t)sl->T0, S);
+	if (!rc)
+		rc = pte_push_progress(e, S);
+	if (rc)
+		return rc;
+	pte_push_end(e, S);
+	uint64_t w0 = e->rq.t_words, w1 = e->rc.t_words;
+	pte_mfb_close(&e->rq);
+	pte_mfb_close(&e->rc);
+	pcie_truth(e, S, w0, w1);
+	return 0;
+}
+
+/* The DMA side of an endpoint for one slice: requests, DOWN, UP. */
+static void dma_slice(struct ep *e, unsigned nports, const struct pte_slice *sl)
+{
+	if (!e->info.link_up) {
+		for (unsigned p = 0; p < nports; p++)
+			pte_dma_quiet_slice(&e->port[p], sl->d);
+		return;
+	}
+	const struct pte_ep_cfg *cfg = e->cfg;
+	struct ptc *p = &e->ptc;
+	uint64_t room_r = p->in.reqs < cfg->ptc_requests ? cfg->ptc_requests - p->in.reqs : 0;
+	uint64_t room_b = p->in.bytes < cfg->ptc_data_bytes ? cfg->ptc_data_bytes - p->in.bytes : 0;
+	/* what the RQ took in the last slice is taken again in this one: the
+	 * UP bus and the RQ run at the same time */
+	room_r += p->consumed_reqs;
+	room_b += p->consumed_bytes;
+	for (unsigned k = 0; k < nports; k++) {
+		unsigned i = (k + sl->rot) % nports;
+		pte_dma_generate(e, i, sl->sec, sl->d);
+		pte_dma_down_slice(e, &e->port[i], sl->d);
+		pte_dma_up_slice(e, &e->port[i], sl->d, &room_r, &room_b);
+	}
+}
+
+/* One endpoint runs a job: its slices, the runs of the emission, the
+ * snapshot for the model. */
+static int ep_job(struct ep *e, unsigned nports, const struct pte_job *j, struct pte_snap *snap)
+{
+	int rc = 0;
+
+	for (unsigned i = 0; i < j->n && !rc; i++) {
+		const struct pte_slice *sl = &j->sl[i];
+		if (sl->d) {
+			dma_slice(e, nports, sl);
+			e->truth.dma_cycles += sl->d;
+		}
+		rc = pcie_slice(e, sl);
+		if (!rc)
+			rc = builders_err(e, nports);
+	}
+	if (!rc) {
+		pte_mfb_runs(&e->rq);
+		pte_mfb_runs(&e->rc);
+		pte_lvl_runs(&e->tagl);
+		pte_lvl_runs(&e->stl);
+		pte_brake_runs(e, j->S);
+		for (unsigned p = 0; p < nports && j->d; p++) {
+			struct port *pt = &e->port[p];
+			pte_mfb_runs(&pt->up);
+			pte_mvb_runs(&pt->upv);
+			pte_mfb_runs(&pt->down);
+			pte_mvb_runs(&pt->downv);
+		}
+		rc = pte_snap_take(snap, e, nports, j->S, j->d);
+	}
+	snap->err = rc;
+	return rc;
+}
+
+/* ---- jobs ----------------------------------------------------------------------- */
+
+/* The next emission's slices towards target: up to em_max slices of at
+ * most c->slice cycles.  Advances the card's planned time. */
+static void plan(struct pte_card *c, uint64_t target, struct pte_job *j)
+{
+	uint64_t d_next = (uint64_t)((double)c->slice * (double)c->dma_khz / (double)c->pcie_khz);
+
+	j->n = 0;
+	j->S = j->d = 0;
+	while (j->n < c->em_max && c->pcie_done < target) {
+		struct pte_slice *sl = &j->sl[j->n++];
+		uint64_t S = target - c->pcie_done < c->slice ? target - c->pcie_done : c->slice;
+		uint64_t tend = c->pcie_done + S;
+		uint64_t dt = (uint64_t)((unsigned __int128)tend * c->dma_khz / c->pcie_khz);
+		sl->T0 = c->pcie_done;
+		sl->S = S;
+		sl->d = dt > c->dma_done ? dt - c->dma_done : 0;
+		sl->d_next = d_next ? d_next : 1;
+		sl->sec = (double)S / ((double)c->pcie_khz * 1e3);
+		sl->rot = c->rot++;
+		c->dma_done += sl->d;
+		c->pcie_done = tend;
+		j->S += S;
+		j->d += sl->d;
+	}
+	j->mi_to = (uint64_t)((unsigned __int128)c->pcie_done * c->mi_khz / c->pcie_khz);
+}
+
+static void *worker(void *arg)
+{
+	struct pte_worker_arg *a = arg;
+	struct pte_card *c = a->c;
+	struct pte_workers *w = &c->w;
+	unsigned e = a->e;
+
+	pthread_mutex_lock(&w->mu);
+	for (;;) {
+		while (!w->stop && w->published <= w->finished[e])
+			pthread_cond_wait(&w->work, &w->mu);
+		if (w->stop)
+			break;
+		uint64_t j = w->finished[e];
+		pthread_mutex_unlock(&w->mu);
+		ep_job(&c->ep[e], c->nports, &c->jobs[j % PTE_JOBS], &c->snaps[j % PTE_JOBS][e]);
+		pthread_mutex_lock(&w->mu);
+		w->finished[e] = j + 1;
+		pthread_cond_signal(&w->done);
+	}
+	pthread_mutex_unlock(&w->mu);
+	return NULL;
+}
+
+/* Job `planned` goes to the endpoints: to their threads, or run here. */
+static void dispatch(struct pte_card *c)
+{
+	uint64_t j = c->planned++;
+	struct pte_workers *w = &c->w;
+
+	if (!w->n) {
+		for (unsigned e = 0; e < c->neps; e++)
+			ep_job(&c->ep[e], c->nports, &c->jobs[j % PTE_JOBS], &c->snaps[j % PTE_JOBS][e]);
+		return;
+	}
+	pthread_mutex_lock(&w->mu);
+	w->published = c->planned;
+	pthread_cond_broadcast(&w->work);
+	pthread_mutex_unlock(&w->mu);
+}
+
+/* The oldest job once every endpoint has run it: the model gets it.  A
+ * failed endpoint's error is kept instead. */
+static void collect(struct pte_card *c)
+{
+	uint64_t j = c->collected++;
+	struct pte_workers *w = &c->w;
+	struct pte_snap *snap[PTM_MAX_ENDPOINTS];
+
+	if (w->n) {
+		pthread_mutex_lock(&w->mu);
+		for (unsigned e = 0; e < c->neps; e++)
+			while (w->finished[e] <= j)
+				pthread_cond_wait(&w->done, &w->mu);
+		pthread_mutex_unlock(&w->mu);
+	}
+	for (unsigned e = 0; e < c->neps; e++) {
+		snap[e] = &c->snaps[j % PTE_JOBS][e];
+		if (snap[e]->err && !c->err)
+			c->err = snap[e]->err;
+	}
+	if (c->err)
+		return;
+	pte_emit(c, snap);
+	const struct pte_job *jb = &c->jobs[j % PTE_JOBS];
+	if (jb->mi_to > c->mi_done) {
+		ptm_mi_idle_edges(c->m, 0, jb->mi_to - c->mi_done);
+		c->batches++;
+		c->mi_done = jb->mi_to;
+	}
+}
+
+int pte_engine_advance(struct pte_card *c, uint64_t target)
+{
+	while (!c->err && (c->pcie_done < target || c->collected < c->planned)) {
+		/* plan ahead while there are free slots */
+		while (!c->err && c->pcie_done < target && c->planned - c->collected < PTE_JOBS) {
+			plan(c, target, &c->jobs[c->planned % PTE_JOBS]);
+			dispatch(c);
+			if (!c->w.n)
+				break; /* ran already: give it to the model */
+		}
+		collect(c);
+	}
+	/* after a failure, the endpoints finish what they were given */
+	while (c->collected < c->planned)
+		collect(c);
+	return c->err;
+}
+
+/* ---- threads --------------------------------------------------------------------- */
+
+void pte_engine_stop(struct pte_card *c)
+{
+	struct pte_workers *w = &c->w;
+
+	if (!w->n)
+		return;
+	pthread_mutex_lock(&w->mu);
+	w->stop = 1;
+	pthread_cond_broadcast(&w->work);
+	pthread_mutex_unlock(&w->mu);
+	for (unsigned e = 0; e < w->n; e++)
+		pthread_join(w->th[e], NULL);
+	pthread_cond_destroy(&w->work);
+	pthread_cond_destroy(&w->done);
+	pthread_mutex_destroy(&w->mu);
+	w->n = 0;
+}
+
+int pte_engine_threads(struct pte_card *c, int on)
+{
+	struct pte_workers *w = &c->w;
+
+	if (!on || w->n) {
+		if (!on)
+			pte_engine_stop(c);
+		return 0;
+	}
+	memset(w, 0, sizeof(*w));
+	w->published = c->planned;
+	for (unsigned e = 0; e < c->neps; e++)
+		w->finished[e] = c->planned;
+	if (pthread_mutex_init(&w->mu, NULL) || pthread_cond_init(&w->work, NULL) ||
+	    pthread_cond_init(&w->done, NULL))
+		return -EAGAIN;
+	for (unsigned e = 0; e < c->neps; e++) {
+		w->arg[e] = (struct pte_worker_arg){ c, e };
+		int rc = pthread_create(&w->th[e], NULL, worker, &w->arg[e]);
+		if (rc) {
+			w->n = e;
+			if (e) {
+				pte_engine_stop(c);
+			} else {
+				pthread_cond_destroy(&w->work);
+				pthread_cond_destroy(&w->done);
+				pthread_mutex_destroy(&w->mu);
+			}
+			return -rc;
+		}
+		w->n = e + 1;
+	}
+	return 0;
+}

@@ -1,0 +1,346 @@
+/*
+ * pcie-telemetry: the PTC's resources in the simulated card.
+ *
+ * Tags (a pool, released as their reads complete, usable at the tag FIFO's
+ * read port tag_ready_delay cycles later), the storage FIFO (words reserved
+ * for the completions of reads in flight, then stored), completion header
+ * credits, and the DOWN push: stored completions leave towards the
+ * asynchronous FIFOs of their DMA ports.  Also the level inputs of the
+ * PCIe probe (PCIE_TAG_FREE, PCIE_STFIFO_FREE) and the BRAKE runs of a
+ * slice.
+ */
+#include <string.h>
+
+#include "env/card_priv.h"
+
+/* ---- levels (tags, storage FIFO) ------------------------------------------ */
+
+/* The histogram band of a level: none, at most an eighth, at most half,
+ * more (firmware-behavior.md 3.2). */
+static inline unsigned band(const struct lvl *l, uint32_t v)
+{
+	if (v == 0)
+		return 0;
+	if (v <= l->cap / 8)
+		return 1;
+	if (v <= l->cap / 2)
+		return 2;
+	return 3;
+}
+
+void pte_lvl_begin(struct lvl *l)
+{
+	memset(l->band, 0, sizeof(l->band));
+	l->used_area = 0;
+	l->since = 0;
+	l->min = l->cur;
+	l->cb = (uint8_t)band(l, l->cur);
+	l->bval[l->cb] = l->cur;
+}
+
+void pte_lvl_set(struct lvl *l, uint64_t t, uint32_t v)
+{
+	if (t < l->since)
+		t = l->since;
+	uint64_t dt = t - l->since;
+	l->band[l->cb] += dt;
+	if (l->full > l->cur)
+		l->used_area += (double)(l->full - l->cur) * (double)dt;
+	l->since = t;
+	l->cur = v;
+	if (v < l->min)
+		l->min = v;
+	l->cb = (uint8_t)band(l, v);
+	l->bval[l->cb] = v;
+}
+
+void pte_lvl_close(struct lvl *l, uint64_t S, uint64_t *truth_band)
+{
+	pte_lvl_set(l, S, l->cur);
+	for (unsigned b = 0; b < 4; b++) {
+		truth_band[b] += l->band[b];
+		l->e_band[b] += l->band[b];
+	}
+	if (l->min < l->e_min)
+		l->e_min = l->min;
+}
+
+/* Runs with exactly the band times, one per band: the band of the lowest
+ * value of the emission first and at that value (the firmware keeps the
+ * window minimum), the band of the current value last and at that value. */
+void pte_lvl_runs(struct lvl *l)
+{
+	unsigned bmin = band(l, l->e_min), bcur = band(l, l->cur);
+	l->nrun = 0;
+	l->bval[bmin] = l->e_min;
+	if (bcur != bmin)
+		l->bval[bcur] = l->cur;
+	unsigned order[4], n = 0;
+	order[n++] = bmin;
+	for (unsigned b = 0; b < 4; b++)
+		if (b != bmin && b != bcur)
+			order[n++] = b;
+	if (bcur != bmin)
+		order[n++] = bcur;
+	for (unsigned i = 0; i < n; i++)
+		if (l->e_band[order[i]])
+			l->run[l->nrun++] = (struct pte_vrun){ (uint32_t)l->e_band[order[i]],
+							       l->bval[order[i]] };
+	memset(l->e_band, 0, sizeof(l->e_band));
+	l->e_min = l->cur;
+}
+
+uint32_t pte_st_free(const struct ep *e)
+{
+	uint64_t cap = e->info.stfifo_words, st = e->ptc.stored;
+	return (uint32_t)(cap > st ? cap - st : 0);
+}
+
+/* ---- tags and credits coming back ----------------------------------------- */
+
+int pte_apply_releases(struct ep *e, int64_t now, int64_t T0)
+{
+	struct ptc *p = &e->ptc;
+
+	while (p->rel.n && pte_evq_head(&p->rel)->t <= now) {
+		struct ev *v = pte_evq_head(&p->rel);
+		p->tags_used -= v->tags;
+		p->cplh_used -= v->cplh;
+		if (v->tags) {
+			int rc = pte_evq_push(&p->rdy, v->t + e->cfg->tag_ready_delay, v->tags, 0);
+			if (rc)
+				return rc;
+			p->notready += v->tags;
+		}
+		int64_t rt = v->t - T0;
+		pte_lvl_set(&e->tagl, rt > 0 ? (uint64_t)rt : 0, p->tags_pool - p->tags_used);
+		pte_evq_pop(&p->rel);
+	}
+	while (p->rdy.n && pte_evq_head(&p->rdy)->t <= now) {
+		p->notready -= pte_evq_head(&p->rdy)->tags;
+		pte_evq_pop(&p->rdy);
+	}
+	return 0;
+}
+
+/* ---- the DOWN push ----------------------------------------------------------- */
+
+void pte_push_begin(struct ep *e, uint64_t S, uint64_t d_next)
+{
+	struct push *u = &e->push;
+
+	memset(e->brk.cyc, 0, sizeof(e->brk.cyc));
+	u->both = 0;
+	u->budget = S * e->geo.rc_word;
+	u->done = 0;
+	u->d_next = d_next;
+	u->held = 0;
+	u->slice_len = S;
+	u->slice_no++;
+}
+
+/* A hold lasts from when it began to the end of the slice. */
+void pte_push_end(struct ep *e, uint64_t S)
+{
+	struct push *u = &e->push;
+
+	if (!u->held || u->held_from >= S)
+		return;
+	for (unsigned b = 4; b < 6; b++)
+		if (u->held & (1 << b))
+			e->brk.cyc[b] += S - u->held_from;
+	if (u->held == (1 << 4 | 1 << 5))
+		u->both = S - u->held_from;
+}
+
+/* What the DMA side of a port takes in the next slice, computed once per
+ * slice: data regions, headers, data words. */
+static void port_capacity(struct ep *e, struct port *pt, unsigned port)
+{
+	if (pt->cap_slice == e->push.slice_no)
+		return;
+	double dn = (double)e->push.d_next;
+	pt->cap_reg = (uint64_t)(dn * e->cfg->port[port].down_ready * e->geo.R_dn);
+	pt->cap_hdr = (uint64_t)(dn * e->cfg->port[port].down_hdr_ready * e->geo.R_dn);
+	pt->cap_words = (uint64_t)(dn * e->cfg->port[port].down_ready);
+	pt->cap_slice = e->push.slice_no;
+}
+
+/*
+ * How many of k completions (w words, reg regions each) the FIFOs of the
+ * port take when they are near full: what the DMA side takes in the next
+ * slice decides (below the FIFO sizes it never does).  0 sets the hold.
+ */
+static uint64_t fifo_room(struct ep *e, struct port *pt, unsigned port, uint64_t k, uint64_t w,
+			  uint64_t reg, uint64_t t)
+{
+	port_capacity(e, pt, port);
+	/* frames the next slice takes: by data (at the mean regions per frame
+	 * of what the FIFO holds) and by headers */
+	uint64_t frames = pt->af_hdrs && pt->af_regions ? pt->cap_reg * pt->af_hdrs / pt->af_regions
+							: pt->cap_reg / (reg ? reg : 1);
+	if (frames > pt->cap_hdr)
+		frames = pt->cap_hdr;
+	uint64_t fw = pt->af_hdrs ? frames * pt->af_words / pt->af_hdrs : frames * w;
+	uint64_t drain = pt->cap_words < fw ? pt->cap_words : fw;
+	uint64_t capw = e->cfg->down_fifo_words + drain;
+	uint64_t caph = e->cfg->down_fifo_headers + frames;
+	uint64_t roomw = capw > pt->af_words ? capw - pt->af_words : 0;
+	uint64_t roomh = caph > pt->af_hdrs ? caph - pt->af_hdrs : 0;
+	if (k > roomw / w)
+		k = roomw / w;
+	if (k > roomh)
+		k = roomh;
+	if (k == 0) {
+		e->push.held = (roomw < w ? 1 << 4 : 0) | (roomh == 0 ? 1 << 5 : 0);
+		e->push.held_from = t;
+	}
+	return k;
+}
+
+/* Sizes repeat: divide once per completion size. */
+static const struct size_cache *size_of(struct ep *e, uint32_t bytes)
+{
+	struct size_cache *z = &e->push.sz;
+
+	if (bytes != z->bytes) {
+		z->bytes = bytes;
+		z->w = pte_cdiv32(bytes, e->geo.dn_word);
+		z->reg = (pte_items(e, bytes) + e->geo.N_dn - 1) / e->geo.N_dn;
+		z->rcw = pte_cdiv32(bytes, e->geo.rc_word);
+	}
+	return z;
+}
+
+/*
+ * Stored completions go to the asynchronous FIFOs of their ports, at most
+ * one RC-wide word per PCIe cycle.
+ * The FIFOs hold down_fifo_words/headers plus what the DMA side takes in
+ * the next slice.  The DMA takes a completion's header with its data (see
+ * pte_dma_down_slice), so what leaves either FIFO is bounded by both
+ * readiness shares: the frames the data side lets through (at the mean
+ * regions per frame of what the FIFO holds) and the headers the header
+ * side takes.  A slow data side thus fills the header FIFO as well, a slow
+ * header side the data FIFO only when its frames are long enough.
+ * When the FIFO of the port of the next completion has no room, the PTC
+ * holds the stream from then to the end of the slice: BRAKE 4 when the
+ * data FIFO is full (the MFB before the split is held), BRAKE 5 when the
+ * header FIFO is (the MVB), both when both are.
+ */
+int pte_push_progress(struct ep *e, uint64_t t)
+{
+	struct push *u = &e->push;
+	struct ptc *p = &e->ptc;
+
+	if (t > u->slice_len)
+		t = u->slice_len;
+	if (!p->st.n || u->held)
+		return 0;
+	uint64_t allowed = t * e->geo.rc_word; /* budget * t / slice_len: an RC word a cycle */
+	int moved = 0;
+	while (p->st.n && u->done < allowed) {
+		struct frun *f = pte_fq_head(&p->st);
+		struct port *pt = &e->port[f->port];
+		const struct size_cache *z = size_of(e, f->bytes);
+		const uint64_t w = z->w, reg = z->reg;
+		uint64_t k = f->count;
+		uint64_t kb = (allowed - u->done) / f->bytes + 1;
+		if (k > kb)
+			k = kb;
+		if (pt->af_words + k * w > e->cfg->down_fifo_words ||
+		    pt->af_hdrs + k > e->cfg->down_fifo_headers) {
+			k = fifo_room(e, pt, f->port, k, w, reg, t);
+			if (k == 0)
+				break;
+		}
+		int rc = pte_fq_push(&pt->afifo, f->port, f->bytes, k);
+		if (rc)
+			return rc;
+		pt->af_words += k * w;
+		pt->af_regions += k * reg;
+		pt->af_hdrs += k;
+		uint64_t sw = k * z->rcw;
+		p->stored -= sw < p->stored ? sw : p->stored;
+		u->done += k * f->bytes;
+		moved = 1;
+		f->count -= k;
+		if (f->count == 0)
+			pte_fq_pop(&p->st);
+	}
+	if (moved)
+		pte_lvl_set(&e->stl, t, pte_st_free(e));
+	return 0;
+}
+
+/* ---- BRAKE runs ----------------------------------------------------------------- */
+
+/* BRAKE bits 0-3 (UP stream, one at a time): at most the slice's cycles
+ * in all. */
+static void brake_up(struct ep *e, uint64_t S)
+{
+	struct brakes *k = &e->brk;
+	uint64_t act = 0;
+	for (unsigned b = 0; b < 4; b++)
+		act += k->cyc[b];
+	if (act > S)
+		act = S;
+	uint64_t used = 0;
+	for (unsigned b = 0; b < 4; b++)
+		if (k->cyc[b] && used < act) {
+			uint64_t n = k->cyc[b] < act - used ? k->cyc[b] : act - used;
+			used += n;
+			k->e_up[b] += n;
+			e->truth.brake[b] += n;
+		}
+}
+
+/* BRAKE bits 4 and 5 are independent signals (the MFB and the MVB before
+ * the split): cycles of neither, bit 4 alone, bit 5 alone and both. */
+static void brake_down(struct ep *e, uint64_t S)
+{
+	struct brakes *k = &e->brk;
+	uint64_t both = e->push.both, b4 = k->cyc[4], b5 = k->cyc[5];
+	if (b4 > S)
+		b4 = S;
+	if (b5 > S)
+		b5 = S;
+	if (both > b4)
+		both = b4;
+	if (both > b5)
+		both = b5;
+	uint64_t only4 = b4 - both, only5 = b5 - both;
+	k->e_down[0] += S - both - only4 - only5;
+	k->e_down[1] += only4;
+	k->e_down[2] += only5;
+	k->e_down[3] += both;
+	e->truth.brake[4] += b4;
+	e->truth.brake[5] += b5;
+}
+
+void pte_brake_close(struct ep *e, uint64_t S)
+{
+	brake_up(e, S);
+	brake_down(e, S);
+}
+
+void pte_brake_runs(struct ep *e, uint64_t E)
+{
+	struct brakes *k = &e->brk;
+	static const uint32_t down_val[4] = { 0, 1u << 4, 1u << 5, 1u << 4 | 1u << 5 };
+	uint64_t act = 0;
+
+	for (unsigned b = 0; b < 4; b++)
+		act += k->e_up[b];
+	k->na = 0;
+	if (act < E)
+		k->a[k->na++] = (struct pte_vrun){ (uint32_t)(E - act), 0 };
+	for (unsigned b = 0; b < 4; b++)
+		if (k->e_up[b])
+			k->a[k->na++] = (struct pte_vrun){ (uint32_t)k->e_up[b], 1u << b };
+	k->nb = 0;
+	for (unsigned i = 0; i < 4; i++)
+		if (k->e_down[i])
+			k->b[k->nb++] = (struct pte_vrun){ (uint32_t)k->e_down[i], down_val[i] };
+	memset(k->e_up, 0, sizeof(k->e_up));
+	memset(k->e_down, 0, sizeof(k->e_down));
+}

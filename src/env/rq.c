@@ -1,0 +1,537 @@
+/*
+ * pcie-telemetry: the PTC's request side in the simulated card: requests
+ * from its input buffer become TLPs on the RQ bus.
+ *
+ * Writes become TLPs of at most MPS bytes, reads TLPs of at most MRRS
+ * bytes, never crossing 4 KiB; every TLP carries its 16-byte header in the
+ * RQ data stream.  A group of reads needs its tags, storage FIFO words and
+ * completion header credits at once; the first one missing is the BRAKE
+ * reason of every cycle it waits.  One step of the RQ bus at a time:
+ * pte_rq_step picks a write burst, a read group, or the wait.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "env/card_priv.h"
+
+/* Bytes of the TLP at address a with `rest` bytes left: at most lim,
+ * never crossing 4 KiB. */
+static uint32_t chunk_at(uint64_t a, uint32_t rest, uint32_t lim)
+{
+	uint32_t chunk = rest < lim ? rest : lim;
+	uint32_t to4k = 4096u - (uint32_t)(a % 4096u);
+	return chunk > to4k ? to4k : chunk;
+}
+
+/* The next TLP of the head request: its address in *a, its bytes. */
+static uint32_t tlp_chunk(const struct req *r, uint32_t lim, uint64_t *a)
+{
+	*a = r->addr + r->off;
+	return chunk_at(*a, r->size - r->off, lim);
+}
+
+
+/* It depends only on the TLP's size and its offset in a host completion
+ * block (a multiple of the RCB): remembered by both. */
+static void read_need(struct ep *e, uint64_t a, uint32_t chunk, struct tlp_need *n)
+{
+	uint32_t off = (uint32_t)(a % e->host.cpl_bytes);
+	struct need_cache *c = &e->ptc.need[(off / 4 * 31u + chunk / 4) % NEED_CACHE];
+
+	if (c->chunk == chunk && c->off == off) {
+		*n = c->n;
+		return;
+	}
+	n->ncr = pte_cpl_split(e, a, chunk, n->cr);
+	n->w = 0;
+	for (unsigned i = 0; i < n->ncr; i++)
+		n->w += n->cr[i].count * pte_cdiv32(n->cr[i].bytes, e->geo.rc_word);
+	n->h = pte_cdiv32((a % e->info.rcb) + chunk, e->info.rcb);
+	c->chunk = chunk;
+	c->off = off;
+	c->n = *n;
+}
+
+/* The head request has gone out to its end: one request of its run is
+ * consumed.  Returns 1 when it was the last one (the run is popped). */
+static int req_consumed(struct ep *e, struct req *r)
+{
+	r->off = 0;
+	r->count--;
+	r->addr += r->stride;
+	e->ptc.in.reqs--;
+	e->ptc.consumed_reqs++;
+	if (r->count)
+		return 0;
+	pte_reqq_pop(&e->ptc.in);
+	return 1;
+}
+
+/* 1 when the Hard IP takes TLPs now; else RQ stalls until it does. */
+static int link_ready(struct ep *e, int64_t now, uint64_t trq, uint64_t S)
+{
+	uint64_t wait;
+	if (!pte_link_wait(e, now, &wait))
+		return 1;
+	pte_mfb_flush(&e->rq);
+	pte_mfb_stall(&e->rq, wait < S - trq ? wait : S - trq);
+	return 0;
+}
+
+/* ---- writes ------------------------------------------------------------------ */
+
+/* Requests of the head write run that go out as one call, each a single
+ * TLP (aligned, at most MPS): as many as the Hard IP's buffer takes; 0
+ * when the head request is not such a one. */
+static uint64_t single_tlp_requests(const struct ep *e, const struct req *r, int64_t now)
+{
+	uint32_t tlp = r->size + e->info.rq_header_bytes;
+
+	if (r->off || r->size > r->stride || 4096u % r->stride || r->size > e->info.mps)
+		return 0;
+	double buf = (double)e->cfg->tx_buffer_bytes / e->link.up_Bpc;
+	double L = (double)(tlp + e->info.tlp_framing_bytes) / e->link.up_Bpc;
+	double room = buf - (e->link.up_t - (double)now);
+	uint64_t n = room > L ? (uint64_t)(room / L) : 1;
+	if (n > r->count)
+		n = r->count;
+	return n > 64 ? 64 : n;
+}
+
+/* k write TLPs of `chunk` payload bytes onto RQ and the link. */
+static void write_tlps(struct ep *e, int64_t now, uint32_t chunk, uint64_t k)
+{
+	uint32_t tlp = chunk + e->info.rq_header_bytes;
+
+	pte_mfb_frames(&e->rq, pte_items(e, tlp), k);
+	pte_link_send(e, now, tlp, k);
+	e->truth.pcie[PTE_RQ].bytes += k * tlp;
+	e->truth.writes += k;
+	e->truth.write_bytes += k * chunk;
+	e->ptc.in.bytes -= k * chunk;
+	e->ptc.consumed_bytes += k * chunk;
+}
+
+#define WRITE_RUNS 16
+
+/* The rest of the head write request (at most WRITE_RUNS runs of equal
+ * TLPs): its TLPs leave together, back to back on the link. */
+static void write_request(struct ep *e, struct req *r, int64_t now)
+{
+	struct cpl_run run[WRITE_RUNS];
+	unsigned n = 0;
+	uint32_t off = r->off, mps = e->info.mps;
+
+	if ((r->addr + off) % mps == 0 && (r->size - off) % mps == 0) {
+		/* full-MPS TLPs only: a 4 KiB boundary never splits one */
+		run[n++] = (struct cpl_run){ mps, (r->size - off) / mps };
+		off = r->size;
+	}
+	while (off < r->size) {
+		uint32_t c = chunk_at(r->addr + off, r->size - off, e->info.mps);
+		if (n && run[n - 1].bytes == c) {
+			run[n - 1].count++;
+		} else {
+			if (n == WRITE_RUNS)
+				break;
+			run[n++] = (struct cpl_run){ c, 1 };
+		}
+		off += c;
+	}
+	for (unsigned i = 0; i < n; i++)
+		write_tlps(e, now, run[i].bytes, run[i].count);
+	r->off = off;
+	if (r->off >= r->size)
+		req_consumed(e, r);
+}
+
+/* A burst of write requests, back to back while the Hard IP takes them:
+ * the TLPs of a request leave at the time of its first one. */
+static void write_burst(struct ep *e, int64_t T0, uint64_t S, struct req *r, int64_t now)
+{
+	for (unsigned burst = 0; burst < 64; burst++) {
+		uint64_t reqs = single_tlp_requests(e, r, now);
+		if (reqs) {
+			write_tlps(e, now, r->size, reqs);
+			r->count -= reqs - 1;
+			r->addr += (reqs - 1) * r->stride;
+			e->ptc.in.reqs -= reqs - 1;
+			e->ptc.consumed_reqs += reqs - 1;
+			req_consumed(e, r);
+		} else {
+			write_request(e, r, now);
+		}
+		r = pte_reqq_head(&e->ptc.in);
+		uint64_t trq = pte_mfb_used(&e->rq);
+		now = T0 + (int64_t)trq;
+		if (!r || !r->write || trq >= S || pte_link_full(e, now))
+			return;
+	}
+}
+
+/* ---- what a group of reads needs ------------------------------------------------ */
+
+/* Every request of the run splits the same way at every address into
+ * TLPs and completions: aligned, never crossing 4 KiB, at the same offset
+ * to the host's completion boundaries (a request within one completion
+ * block, or starting on one). */
+static int splits_alike(const struct ep *e, struct req *r)
+{
+	unsigned C = e->host.cpl_bytes;
+
+	/* the same for every request of the run: its addresses advance by
+	 * the stride (known once looked at) */
+	if (!r->alike)
+		r->alike = r->size <= r->stride && 4096u % r->stride == 0 && r->addr % r->stride == 0 &&
+				   (r->stride % C == 0 || (C % r->stride == 0 && r->size <= e->info.mrrs))
+			   ? 1
+			   : 2;
+	return r->alike == 1;
+}
+
+/*
+ * The TLPs of one read request and their completions, when every request
+ * of the run splits the same way; 0 otherwise.
+ */
+static int uniform_read(struct ep *e, struct req *r, struct split_cache *out)
+{
+	struct split_cache *u = &e->ptc.ur;
+
+	if (r->off || !splits_alike(e, r))
+		return 0;
+	/* under these conditions the split does not depend on the address */
+	if (u->valid && u->size == r->size && u->stride == r->stride) {
+		*out = *u;
+		return 1;
+	}
+	memset(out, 0, sizeof(*out));
+	for (uint32_t off = 0; off < r->size;) {
+		uint32_t c = r->size - off < e->info.mrrs ? r->size - off : e->info.mrrs;
+		uint64_t a = r->addr + off;
+		struct tlp_need t;
+		read_need(e, a, c, &t);
+		for (unsigned i = 0; i < t.ncr; i++) {
+			unsigned j;
+			for (j = 0; j < out->ncr; j++)
+				if (out->cr[j].bytes == t.cr[i].bytes)
+					break;
+			if (j == out->ncr) {
+				if (out->ncr == MAX_RUNS_PER_ENT)
+					return 0;
+				out->cr[out->ncr++] = (struct cpl_run){ t.cr[i].bytes, 0 };
+			}
+			out->cr[j].count += t.cr[i].count;
+		}
+		out->w += t.w;
+		out->h += t.h;
+		out->ntlp++;
+		off += c;
+	}
+	out->valid = 1;
+	out->size = r->size;
+	out->stride = r->stride;
+	*u = *out;
+	return 1;
+}
+
+/*
+ * The PTC asks for the resources of a group of reads at once: the next
+ * read TLPs of the head request group, up to ptc_read_group of them, but
+ * never more than a quarter of the tags, the storage FIFO words or the
+ * completion header credits (so that a group always fits eventually).
+ * The first TLP's needs are given.
+ */
+static void group_need_calc(struct ep *e, const struct req *r, const struct tlp_need *first,
+			    struct group_cache *g)
+{
+	unsigned G = e->cfg->ptc_read_group;
+	uint64_t maxw = e->info.stfifo_words / 4, maxh = e->info.cpl_headers / 4;
+	unsigned maxt = e->ptc.tags_pool / 4;
+	uint32_t off = r->off, mrrs = e->info.mrrs;
+	uint64_t addr = r->addr, left = r->count;
+
+	g->t = 1;
+	g->w = first->w;
+	g->h = first->h;
+	for (;;) {
+		/* advance to the next TLP */
+		off += chunk_at(addr + off, r->size - off, mrrs);
+		if (off >= r->size) {
+			off = 0;
+			addr += r->stride;
+			if (--left == 0)
+				return;
+		}
+		if (g->t >= G)
+			return;
+		uint64_t a = addr + off;
+		struct tlp_need n;
+		read_need(e, a, chunk_at(a, r->size - off, mrrs), &n);
+		if (g->t + 1 > maxt || g->w + n.w > maxw || (e->info.cpl_headers && g->h + n.h > maxh))
+			return;
+		g->t++;
+		g->w += n.w;
+		g->h += n.h;
+	}
+}
+
+/* The same head asks again while it waits: remember the last answer. */
+static const struct group_cache *group_need(struct ep *e, struct req *r,
+					    const struct tlp_need *first)
+{
+	struct group_cache *g = &e->ptc.gc;
+	/* the same head as last time: the same answer */
+	if (g->valid && g->addr == r->addr && g->count == r->count && g->off == r->off &&
+	    g->size == r->size && g->stride == r->stride)
+		return g;
+	/* requests that split alike: with more of them left than a group
+	 * takes, the answer depends on the offset alone */
+	int uni = splits_alike(e, r) && r->count > e->cfg->ptc_read_group;
+	if (!(g->valid && g->uni == uni && g->off == r->off && g->size == r->size &&
+	      g->stride == r->stride && (uni || (g->addr == r->addr && g->count == r->count)))) {
+		g->uni = uni;
+		group_need_calc(e, r, first, g);
+		g->valid = 1;
+		g->addr = r->addr;
+		g->off = r->off;
+		g->count = r->count;
+		g->size = r->size;
+		g->stride = r->stride;
+	}
+	return g;
+}
+
+/* The first resource a group of reads lacks, or PTE_BRAKE_NONE. */
+static enum pte_brake read_blocked(const struct ep *e, const struct group_cache *g)
+{
+	const struct ptc *p = &e->ptc;
+	unsigned freet = p->tags_pool - p->tags_used;
+
+	if (freet < g->t)
+		return PTE_BRAKE_NO_TAG;
+	if (freet - p->notready < g->t)
+		return PTE_BRAKE_TAG_NOT_READY;
+	if (p->stored + p->reserved + g->w > e->info.stfifo_words)
+		return PTE_BRAKE_NO_SPACE;
+	if (e->info.cpl_headers && p->cplh_used + g->h > e->info.cpl_headers)
+		return PTE_BRAKE_NO_CPLH;
+	return PTE_BRAKE_NONE;
+}
+
+/*
+ * RQ idles with the BRAKE reason driven until what it waits for can have
+ * changed: a tag or header credit coming back (the next release, or the
+ * next completion on RC), a tag reaching the read port, completions
+ * leaving the storage FIFO; else to the end of the slice.
+ */
+static void read_wait(struct ep *e, int64_t T0, uint64_t S, uint64_t trq, enum pte_brake why)
+{
+	struct ptc *p = &e->ptc;
+	uint64_t trc = pte_mfb_used(&e->rc);
+	uint64_t until = S;
+
+	if (why == PTE_BRAKE_NO_TAG || why == PTE_BRAKE_NO_CPLH) {
+		until = trc < S ? trc : S;
+		if (p->rel.n && pte_evq_head(&p->rel)->t - T0 < (int64_t)until)
+			until = (uint64_t)(pte_evq_head(&p->rel)->t - T0);
+	} else if (why == PTE_BRAKE_TAG_NOT_READY && p->rdy.n) {
+		until = (uint64_t)(pte_evq_head(&p->rdy)->t - T0);
+	} else if (why == PTE_BRAKE_NO_SPACE && !e->push.held) {
+		/* completions come in and leave towards the DMA */
+		until = trc < S ? trc : S;
+	}
+	if (until <= trq)
+		until = trq + 1;
+	if (until > S)
+		until = S;
+	pte_mfb_flush(&e->rq);
+	trq = pte_mfb_used(&e->rq);
+	if (trq >= S)
+		return;
+	if (until <= trq)
+		until = trq + 1;
+	e->brk.cyc[why] += until - trq;
+	pte_mfb_idle(&e->rq, until - trq);
+}
+
+/* ---- a group of reads --------------------------------------------------------------- */
+
+/* Requests of a uniform run that go as one group: all that fit. */
+static uint64_t uniform_count(const struct ep *e, const struct req *r, const struct split_cache *u)
+{
+	const struct ptc *p = &e->ptc;
+	unsigned m = u->ntlp, freet = p->tags_pool - p->tags_used;
+	uint64_t k = r->count, lim;
+
+	if (k > (READS_PER_GROUP + m - 1) / m)
+		k = (READS_PER_GROUP + m - 1) / m;
+	lim = (freet - p->notready) / m;
+	if (k > lim)
+		k = lim;
+	lim = (e->info.stfifo_words - p->stored - p->reserved) / u->w;
+	if (k > lim)
+		k = lim;
+	if (e->info.cpl_headers) {
+		lim = (e->info.cpl_headers - p->cplh_used) / u->h;
+		if (k > lim)
+			k = lim;
+	}
+	return k;
+}
+
+/* k identical requests as one group; returns its TLPs. */
+static uint64_t read_uniform(struct ep *e, struct req *r, struct ent *x, uint64_t k,
+			     const struct split_cache *u)
+{
+	struct ptc *p = &e->ptc;
+	uint64_t tlps = k * u->ntlp;
+
+	x->nrun = (uint8_t)u->ncr;
+	for (unsigned i = 0; i < u->ncr; i++)
+		x->run[i] = (struct cpl_run){ u->cr[i].bytes, (uint32_t)(u->cr[i].count * k) };
+	x->cplh = (uint32_t)(k * u->h);
+	x->res_words = (uint32_t)(k * u->w);
+	p->tags_used += (unsigned)tlps;
+	p->cplh_used += x->cplh;
+	p->reserved += x->res_words;
+	r->count -= k;
+	r->addr += k * r->stride;
+	p->in.reqs -= k;
+	p->consumed_reqs += k;
+	if (r->count == 0)
+		pte_reqq_pop(&p->in);
+	return tlps;
+}
+
+/* One TLP's completions join the group's runs; 0 (and nothing joins)
+ * when that would take more runs than a group holds. */
+static int merge_runs(struct ent *x, const struct tlp_need *n)
+{
+	unsigned at[4], nm = x->nrun;
+
+	for (unsigned i = 0; i < n->ncr; i++) {
+		unsigned j;
+		for (j = 0; j < nm; j++)
+			if (x->run[j].bytes == n->cr[i].bytes)
+				break;
+		if (j == nm) {
+			if (nm == MAX_RUNS_PER_ENT)
+				return 0;
+			x->run[nm++] = (struct cpl_run){ n->cr[i].bytes, 0 }; /* dropped below on failure */
+		}
+		at[i] = j;
+	}
+	for (unsigned i = 0; i < n->ncr; i++)
+		x->run[at[i]].count += n->cr[i].count;
+	x->nrun = (uint8_t)nm;
+	return 1;
+}
+
+/* TLP by TLP while every resource lasts, as one group; the first TLP
+ * (chunk bytes, needs *n) is known to fit.  Returns the TLPs. */
+static uint64_t read_tlps(struct ep *e, struct req *r, struct ent *x, uint32_t chunk,
+			  struct tlp_need *n)
+{
+	struct ptc *p = &e->ptc;
+	uint64_t tlps = 0;
+
+	x->nrun = 0;
+	x->cplh = 0;
+	x->res_words = 0;
+	for (;;) {
+		if (tlps) {
+			uint64_t a;
+			chunk = tlp_chunk(r, e->info.mrrs, &a);
+			read_need(e, a, chunk, n);
+			unsigned fr = p->tags_pool - p->tags_used;
+			if (fr <= p->notready || p->stored + p->reserved + n->w > e->info.stfifo_words ||
+			    (e->info.cpl_headers && p->cplh_used + n->h > e->info.cpl_headers))
+				break;
+		}
+		if (!merge_runs(x, n))
+			break;
+		p->tags_used++;
+		p->cplh_used += n->h;
+		p->reserved += n->w;
+		x->cplh += n->h;
+		x->res_words += n->w;
+		tlps++;
+		r->off += chunk;
+		if (r->off >= r->size && req_consumed(e, r))
+			break;
+		if (tlps >= READS_PER_GROUP)
+			break;
+	}
+	return tlps;
+}
+
+/* A group of reads goes out: its TLPs on RQ and the link, the group in
+ * flight until the host answers. */
+static int read_group(struct ep *e, int64_t T0, uint64_t trq, int64_t now, struct req *r,
+		      uint32_t chunk, struct tlp_need *first)
+{
+	struct ptc *p = &e->ptc;
+	uint32_t hdr = e->info.rq_header_bytes;
+	struct split_cache u;
+	uint64_t k = uniform_read(e, r, &u) ? uniform_count(e, r, &u) : 0;
+	int xi = pte_ents_get(&p->ents);
+	if (xi < 0)
+		return -EOVERFLOW; /* cannot happen: a group holds a tag, the pool has more */
+	struct ent *x = &p->ents.pool[xi];
+	int64_t lat = pte_host_latency(e);
+
+	x->port = r->port;
+	uint64_t tlps = k ? read_uniform(e, r, x, k, &u) : read_tlps(e, r, x, chunk, first);
+	pte_mfb_frames(&e->rq, pte_items(e, hdr), tlps);
+	pte_link_send(e, now, hdr, tlps);
+	x->t_arr = T0 + (int64_t)pte_mfb_used(&e->rq) + lat;
+	x->reads = (uint32_t)tlps;
+	x->tags = (uint32_t)tlps;
+	x->cur = 0;
+	x->frames = 0;
+	for (unsigned i = 0; i < x->nrun; i++)
+		x->frames += x->run[i].count;
+	x->frames_done = x->tags_rel = x->cplh_rel = 0;
+	pte_ents_push(&p->ents, (unsigned)xi);
+	pte_lvl_set(&e->tagl, trq, p->tags_pool - p->tags_used);
+	e->truth.pcie[PTE_RQ].bytes += tlps * hdr;
+	e->truth.read_latency_sum_ns += (double)tlps * (double)lat * e->host.ns_per_cycle;
+	return 0;
+}
+
+/* ---- one step ---------------------------------------------------------------------- */
+
+int pte_rq_step(struct ep *e, int64_t T0, uint64_t S)
+{
+	uint64_t trq = pte_mfb_used(&e->rq);
+	int64_t now = T0 + (int64_t)trq;
+	int rc = pte_apply_releases(e, now, T0);
+
+	if (!rc)
+		rc = pte_push_progress(e, trq);
+	if (rc)
+		return rc;
+	struct req *r = pte_reqq_head(&e->ptc.in);
+	if (!r) {
+		pte_mfb_flush(&e->rq);
+		pte_mfb_idle(&e->rq, S - pte_mfb_used(&e->rq));
+		return 0;
+	}
+	if (r->write) {
+		if (link_ready(e, now, trq, S))
+			write_burst(e, T0, S, r, now);
+		return 0;
+	}
+	uint64_t a;
+	uint32_t chunk = tlp_chunk(r, e->info.mrrs, &a);
+	struct tlp_need first;
+	read_need(e, a, chunk, &first);
+	enum pte_brake why = read_blocked(e, group_need(e, r, &first));
+	if (why != PTE_BRAKE_NONE) {
+		read_wait(e, T0, S, trq, why);
+		return 0;
+	}
+	if (!link_ready(e, now, trq, S))
+		return 0;
+	return read_group(e, T0, trq, now, r, chunk, &first);
+}
