@@ -68,9 +68,12 @@ grep -q note "$work/t0" && bad "a note on stdout" || ok
 run -d "image:$cases/basic_t1.regs" -t 0
 notes 0 "" "-t 0 on an image"
 # -t 0 -w: once a run
-timeout 10 "$tool" -d sim:idle -t 0 -w >/dev/null 2>"$work/err" &
+timeout 60 "$tool" -d sim:idle -t 0 -w >"$work/out" 2>"$work/err" &
 pid=$!
-sleep 2.5
+for _ in $(seq 200); do
+	[ "$(grep -c '^Totals since the last clear' "$work/out")" -ge 2 ] && break
+	sleep 0.1
+done
 kill -INT $pid 2>/dev/null
 wait $pid
 notes 1 "warm-up" "-t 0 -w on sim"
