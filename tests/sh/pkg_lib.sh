@@ -1,0 +1,53 @@
+# Sourced by the tests of what is installed and documented (man pages,
+# completion, install, docs): the folders, the counting, the list of
+# commands and their options.
+#   BIN        the built commands
+#   SRC        the source tree
+#   work       a temporary folder, removed at the end
+# shellcheck shell=bash
+set -u
+BIN=$(cd "$1" && pwd)
+SRC=$(cd "$2/.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# finish NAME: the closing line and the exit status
+finish() {
+	echo "$1: $pass passed, $fail failed"
+	[ "$fail" -eq 0 ]
+}
+
+# The commands: one per file or folder of tools/ (CMakeLists.txt).
+commands() {
+	local t
+	for t in "$SRC"/tools/*; do
+		if [ -d "$t" ]; then
+			basename "$t"
+		elif [ "${t%.c}" != "$t" ]; then
+			basename "$t" .c
+		fi
+	done
+}
+
+# options CMD: every option its --help lists (-x and --name), one a line.
+options() {
+	"$BIN/$1" --help 2>/dev/null | sed -n 's/^  *\(-[A-Za-z0-9], \)\{0,1\}\(--[a-z0-9][a-z0-9-]*\).*/\1\2/p' |
+		tr -d ' ' | tr ',' '\n' | sed '/^$/d' | sort -u
+}
+
+# need TOOL...: install the test packages when a tool is missing.
+need() {
+	local t
+	for t in "$@"; do
+		command -v "$t" >/dev/null && continue
+		echo "$t not found: installing the test packages (scripts/install-deps.sh test)"
+		bash "$SRC/scripts/install-deps.sh" test >"$work/deps.log" 2>&1 || {
+			cat "$work/deps.log"
+			bad "cannot install $t"
+			return 1
+		}
+	done
+}
