@@ -22,6 +22,10 @@ FUZZ_SECONDS ?= 5
 PREFIX       ?= /usr/local
 DESTDIR      ?=
 
+# NFB_ROOT=DIR: the folder libnfb was installed to (docs/hardware.md)
+NFB_ROOT     ?=
+CMAKE_NFB    := $(if $(NFB_ROOT),-DNFB_ROOT=$(NFB_ROOT))
+
 LOG          := $(BUILD)/make.log
 # step "WHAT" COMMAND...: one line, the command's output into the log
 STEP         := bash scripts/step.sh $(LOG)
@@ -41,7 +45,7 @@ deps-test:
 
 build: deps
 	@$(STEP) "configuring $(BUILD)/ (cmake, gcc)" \
-		cmake -S . -B $(BUILD) -DCMAKE_C_COMPILER=gcc -DCMAKE_BUILD_TYPE=RelWithDebInfo
+		cmake -S . -B $(BUILD) -DCMAKE_C_COMPILER=gcc -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_NFB)
 	@$(STEP) "building $(BUILD)/ (the commands in $(BUILD)/bin, the libraries in $(BUILD)/lib)" \
 		cmake --build $(BUILD) -j $(JOBS)
 
@@ -85,14 +89,11 @@ bench:
 		{ cat $(BUILD_BENCH)/build.log >&2; exit 1; }
 	@bash bench/run.sh $(BUILD_BENCH)/bin
 
-# PREFIX goes into the build (pcie-telemetry.pc names it); DESTDIR only
-# into the copy.
-install: deps
-	@$(STEP) "configuring $(BUILD)/ for PREFIX=$(PREFIX)" \
-		cmake -S . -B $(BUILD) -DCMAKE_C_COMPILER=gcc -DCMAKE_INSTALL_PREFIX=$(PREFIX)
-	@$(STEP) "building $(BUILD)/" cmake --build $(BUILD) -j $(JOBS)
+# PREFIX is where the files will be used (pcie-telemetry.pc names it),
+# DESTDIR where they are copied now (a staging folder).
+install: build
 	@$(STEP) "installing into $(DESTDIR)$(PREFIX) (list: $(BUILD)/installed.txt)" \
-		env DESTDIR=$(DESTDIR) cmake --install $(BUILD)
+		env DESTDIR=$(DESTDIR) cmake --install $(BUILD) --prefix $(PREFIX)
 
 uninstall:
 	@$(STEP) "removing what $(BUILD)/installed.txt lists" cmake --build $(BUILD) --target uninstall

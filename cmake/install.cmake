@@ -58,8 +58,15 @@ foreach(d LIBDIR INCLUDEDIR DATADIR)
 endforeach()
 list(JOIN PT_PC_REQUIRES_PRIVATE " " PT_PC_REQUIRES_PRIVATE_STR)
 list(JOIN PT_PC_LIBS_PRIVATE " " PT_PC_LIBS_PRIVATE_STR)
+# The prefix is the one of the install (cmake --install --prefix may
+# change it), so the file gets it then.
+set(PT_PC_PREFIX "@PT_PC_PREFIX@")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/pcie-telemetry.pc.in
-               ${PROJECT_BINARY_DIR}/pcie-telemetry.pc @ONLY)
+               ${PROJECT_BINARY_DIR}/pcie-telemetry.pc.in @ONLY)
+install(CODE "
+  set(PT_PC_PREFIX \"\${CMAKE_INSTALL_PREFIX}\")
+  configure_file(\"${PROJECT_BINARY_DIR}/pcie-telemetry.pc.in\"
+                 \"${PROJECT_BINARY_DIR}/pcie-telemetry.pc\" @ONLY)")
 install(FILES ${PROJECT_BINARY_DIR}/pcie-telemetry.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/pcie-telemetryConfig.cmake.in
@@ -94,13 +101,18 @@ endif()
 # install_manifest.txt names the files without DESTDIR: installed.txt,
 # written as the last step of an install (deferred to the end of this
 # folder, so after every other rule), names them as they were written.
+# $PT_INSTALLED_LIST names another file (the install test's).
 function(pt_install_record)
   install(CODE "
     set(pt_files \"\")
     foreach(f \${CMAKE_INSTALL_MANIFEST_FILES})
       string(APPEND pt_files \"\$ENV{DESTDIR}\${f}\\n\")
     endforeach()
-    file(WRITE \"${PROJECT_BINARY_DIR}/installed.txt\" \"\${pt_files}\")")
+    set(pt_list \"${PROJECT_BINARY_DIR}/installed.txt\")
+    if(DEFINED ENV{PT_INSTALLED_LIST})
+      set(pt_list \"\$ENV{PT_INSTALLED_LIST}\")
+    endif()
+    file(WRITE \"\${pt_list}\" \"\${pt_files}\")")
 endfunction()
 cmake_language(DEFER CALL pt_install_record)
 add_custom_target(uninstall

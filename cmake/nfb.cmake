@@ -110,6 +110,9 @@ if(NOT pt_nfb_why)
 endif()
 
 if(PT_NFB_FOUND)
+  # a libnfb outside the linker's folders: the installed commands find it
+  # through their RUNPATH (none for a libnfb in /usr/lib)
+  set(CMAKE_INSTALL_RPATH_USE_LINK_PATH ON)
   add_library(pt_nfb INTERFACE)
   target_include_directories(pt_nfb SYSTEM INTERFACE ${pt_nfb_incs})
   target_link_libraries(pt_nfb INTERFACE ${pt_nfb_libs})
