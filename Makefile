@@ -5,7 +5,7 @@
 #   make fuzz       run the fuzz targets for longer (FUZZ_SECONDS=60)
 #   make install    install into PREFIX (/usr/local), under DESTDIR if set
 #   make uninstall  remove exactly what the last `make install` installed
-#   make deb        build the Debian packages (../*.deb) and check them with lintian
+#   make deb        build the Debian packages (build/deb/*.deb) and check them with lintian
 #
 # `make demo` and `make install` print one line per step; the package
 # manager's and the build's output go to $(BUILD)/make.log, which is shown
