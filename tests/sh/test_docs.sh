@@ -28,7 +28,7 @@ while read -r d; do
 		[ -e "$t" ] && ok || bad "$d links $l, which does not exist"
 	done
 	# a .md file named in the text
-	for m in $(sed 's/\\-/-/g' "$d" | grep -o '[A-Za-z0-9_./-]*\.md\b' | sort -u); do
+	for m in $(sed 's/\\-/-/g' "$d" | grep -o '[A-Za-z0-9_][A-Za-z0-9_./-]*\.md\b' | sort -u); do
 		[ -e "$dir/$m" ] || [ -e "$SRC/$m" ] || [ -e "$SRC/docs/$m" ] || [ -e "$SRC/docs/formats/$m" ] ||
 			find "$SRC" -name "$(basename -- "$m")" -not -path '*/build*' | grep -q . && ok || bad "$d names $m, which is not in the repository"
 	done
