@@ -23,7 +23,7 @@ set -euo pipefail
 #   bench  the benchmarks
 #   deb    `make deb`: building and checking the Debian packages
 SETS="
-build  gcc libc6-dev make cmake pkg-config libcmocka-dev libinih-dev libjansson-dev
+build  gcc libc6-dev make cmake pkg-config libcmocka-dev libinih-dev libjansson-dev libfdt-dev
 test   clang libclang-rt-14-dev verilator g++ ghdl-llvm python3 man-db groff-base bash-completion binutils
 bench  hyperfine
 deb    dpkg-dev debhelper lintian fakeroot

@@ -40,6 +40,10 @@ struct pt_bus;
  *   pci:DOMAIN:BUS:DEV.FN[/BAR]@OFFSET   PCI BAR through sysfs
  *   mmap:FILE[@OFFSET][,rw]          64 KiB of any file, as pci: maps them;
  *                                    the file is written only with ,rw
+ *   libnfb-ext:LIBRARY:ARGS          a libnfb extension, loaded as libnfb
+ *                                    loads it (also the old form: a device
+ *                                    holding "libnfb-ext-"); index selects
+ *                                    among its components
  *   anything else (or NULL)          libnfb device path (default device when NULL)
  * index selects the component (compatible cesnet,ofm,pcie_telemetry_mi)
  * where the backend can hold more than one; an image and the simulated
@@ -67,6 +71,10 @@ int pt_bus_open_ex(const char *device, unsigned index, unsigned flags, struct pt
  * failure (pt_bus_message). */
 int pt_bus_read32(struct pt_bus *b, uint32_t off, uint32_t *val);
 int pt_bus_write32(struct pt_bus *b, uint32_t off, uint32_t val);
+/* A write and the device's clock right after it, with nothing of the
+ * device's in between (a simulated card in real time runs in a thread of
+ * its own); *seconds as pt_bus_now() gives it.  One transaction. */
+int pt_bus_write32_timed(struct pt_bus *b, uint32_t off, uint32_t val, double *seconds);
 int pt_bus_read_block(struct pt_bus *b, uint32_t off, uint32_t *buf, size_t n);
 int pt_bus_now(struct pt_bus *b, double *seconds);
 int pt_bus_wait(struct pt_bus *b, double seconds);
@@ -78,7 +86,7 @@ const char *pt_bus_message(const struct pt_bus *b);
 /* Bus transactions issued so far: one per read32/write32 call, one per
  * read_block call (a block is one transfer on the real bus). */
 unsigned long pt_bus_transactions(const struct pt_bus *b);
-/* The backend: "image", "sim", "pci", "nfb". */
+/* The backend: "image", "sim", "pci", "nfb", "libnfb-ext". */
 const char *pt_bus_kind(const struct pt_bus *b);
 /* How many seconds the device's clock lags behind the wall clock: a
  * simulated card in real time that cannot keep up; 0 for every other
@@ -112,6 +120,13 @@ int pt_bus_open_pci(const char *spec, struct pt_bus **out, char *msg, size_t msg
 int pt_bus_open_mmap_file(const char *path, uint64_t offset, unsigned flags, struct pt_bus **out,
 			  char *msg, size_t msglen);
 int pt_bus_open_nfb(const char *path, unsigned index, struct pt_bus **out, char *msg, size_t msglen);
+/* A libnfb extension (src/bus/nfbext.c, docs/nfb-ext.md): the whole
+ * device string, in either form libnfb takes; pt_bus_is_nfbext() tells
+ * whether a string is one.  Replays the recorded times of an image the
+ * extension names in its device tree; real time otherwise. */
+int pt_bus_open_nfbext(const char *device, unsigned index, struct pt_bus **out, char *msg,
+		       size_t msglen);
+int pt_bus_is_nfbext(const char *device);
 /* 1 when this build has the libnfb backend. */
 int pt_bus_have_nfb(void);
 

@@ -43,6 +43,13 @@ double pte_card_now(const struct pte_card *c);
  */
 typedef void (*pte_progress_fn)(void *arg, double done, double total);
 void pte_card_set_progress(struct pte_card *c, pte_progress_fn fn, void *arg, double min_wall);
+/* A stop request for long runs: a pte_card_run of more than a few
+ * emissions asks fn between stretches of them, and returns -EINTR, with
+ * the card at the end of the stretch, when fn returns non-zero.  Runs
+ * that are not stopped give exactly the counters they give without it.
+ * fn must be cheap and must not call back into the card.  NULL: none. */
+typedef int (*pte_stop_fn)(void *arg);
+void pte_card_set_stop(struct pte_card *c, pte_stop_fn fn, void *arg);
 /* The same for every card opened after this call (as the sim bus device
  * opens its card itself). */
 void pte_progress_default(pte_progress_fn fn, void *arg, double min_wall);

@@ -28,6 +28,9 @@ struct pt_bus_ops {
 	/* Release b->priv and whatever the backend holds; pt_bus_close() then
 	 * frees the struct pt_bus itself. */
 	void (*close)(struct pt_bus *b);
+	/* Optional: a write and the clock right after it, atomically; NULL
+	 * means write32 then now. */
+	int (*write32_timed)(struct pt_bus *b, uint32_t off, uint32_t val, double *seconds);
 	/* Optional: how far the device's clock lags behind the wall clock
 	 * (a simulated card in real time); NULL means 0. */
 	double (*lag)(struct pt_bus *b);

@@ -68,6 +68,19 @@ int pt_bus_write32(struct pt_bus *b, uint32_t off, uint32_t val)
 	return checked(b, b->ops->write32(b, off, val), "write", off);
 }
 
+int pt_bus_write32_timed(struct pt_bus *b, uint32_t off, uint32_t val, double *seconds)
+{
+	int rc;
+
+	if (!b->ops->write32_timed) {
+		rc = pt_bus_write32(b, off, val);
+		return rc < 0 ? rc : pt_bus_now(b, seconds);
+	}
+	b->msg[0] = '\0';
+	b->transactions++;
+	return checked(b, b->ops->write32_timed(b, off, val, seconds), "write", off);
+}
+
 int pt_bus_read_block(struct pt_bus *b, uint32_t off, uint32_t *buf, size_t n)
 {
 	b->msg[0] = '\0';

@@ -101,8 +101,13 @@ static int single(const char *device, unsigned index, char *msg, size_t msglen)
 static int open_device(const char *device, unsigned index, struct pt_bus **out, char *msg,
 		       size_t msglen)
 {
-	if (!device)
+	if (!device) { /* libnfb's default device, which may name an extension */
+		const char *deflt = getenv("LIBNFB_DEFAULT_DEV");
+
+		if (pt_bus_is_nfbext(deflt))
+			return pt_bus_open_nfbext(deflt, index, out, msg, msglen);
 		return pt_bus_open_nfb(NULL, index, out, msg, msglen);
+	}
 	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
 		size_t n = strlen(backends[i].prefix);
 		int rc;
@@ -113,6 +118,10 @@ static int open_device(const char *device, unsigned index, struct pt_bus **out, 
 		rc = single(device, index, msg, msglen);
 		return rc < 0 ? rc : backends[i].open(device + n, out, msg, msglen);
 	}
+	/* An extension string, in either of libnfb's forms: loaded as
+	 * libnfb loads it, with or without libnfb. */
+	if (pt_bus_is_nfbext(device))
+		return pt_bus_open_nfbext(device, index, out, msg, msglen);
 	return pt_bus_open_nfb(device, index, out, msg, msglen);
 }
 

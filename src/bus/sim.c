@@ -71,9 +71,21 @@ static int sim_now(struct pt_bus *b, double *seconds)
 
 static int sim_wait(struct pt_bus *b, double seconds)
 {
+	int rc;
+
 	if (!(seconds >= 0) || !isfinite(seconds))
 		return pt_bus_fail(b, -EINVAL, "%s: cannot wait %g s", b->device, seconds);
-	return card_failed(b, pte_card_run(card_of(b), seconds));
+	rc = pte_card_run(card_of(b), seconds);
+	if (rc == -EINTR) /* a stop request: the card is fine, the wait ends early */
+		return pt_bus_fail(b, -EINTR, "interrupted");
+	return card_failed(b, rc);
+}
+
+/* A long wait ends early on a stop request (SIGINT, SIGTERM). */
+static int sim_stop_requested(void *arg)
+{
+	(void)arg;
+	return pt_bus_stop_requested();
 }
 
 static void sim_close(struct pt_bus *b)
@@ -102,6 +114,7 @@ int pt_bus_open_sim(const char *spec, struct pt_bus **out, char *msg, size_t msg
 	rc = pte_card_open(spec, &c, msg, msglen);
 	if (rc)
 		return rc;
+	pte_card_set_stop(c, sim_stop_requested, NULL);
 	if (spec && *spec)
 		snprintf(device, sizeof(device), "sim:%s", spec);
 	else

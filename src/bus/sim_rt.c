@@ -99,7 +99,7 @@ static void rt_step(struct rt *r)
 	r->lag = backlog > 0 ? backlog : 0;
 	if (backlog > 0) {
 		rc = pt_bus_wait(r->inner, backlog < RT_CHUNK ? backlog : RT_CHUNK);
-		if (rc < 0)
+		if (rc < 0 && rc != -EINTR) /* a stop request is the host's business */
 			rt_failed(r, rc);
 		return;
 	}
@@ -178,6 +178,17 @@ static int rt_write32(struct pt_bus *b, uint32_t off, uint32_t val)
 	return rt_end(b, rc < 0 ? rc : pt_bus_write32(rt_of(b)->inner, off, val));
 }
 
+static int rt_write32_timed(struct pt_bus *b, uint32_t off, uint32_t val, double *seconds)
+{
+	int rc = rt_begin(b);
+
+	if (rc == 0)
+		rc = pt_bus_write32(rt_of(b)->inner, off, val);
+	if (rc == 0)
+		rc = pt_bus_now(rt_of(b)->inner, seconds);
+	return rt_end(b, rc);
+}
+
 static int rt_read_block(struct pt_bus *b, uint32_t off, uint32_t *buf, size_t n)
 {
 	int rc = rt_begin(b);
@@ -222,6 +233,7 @@ static const struct pt_bus_ops rt_ops = {
 	.kind = "sim",
 	.read32 = rt_read32,
 	.write32 = rt_write32,
+	.write32_timed = rt_write32_timed,
 	.read_block = rt_read_block,
 	.now = rt_now,
 	.wait = pt_bus_realtime_wait,

@@ -41,6 +41,12 @@ void pte_card_set_progress(struct pte_card *c, pte_progress_fn fn, void *arg, do
 	c->progress_min = min_wall;
 }
 
+void pte_card_set_stop(struct pte_card *c, pte_stop_fn fn, void *arg)
+{
+	c->stop = fn;
+	c->stop_arg = arg;
+}
+
 void pte_progress_default(pte_progress_fn fn, void *arg, double min_wall)
 {
 	default_progress = fn;
@@ -57,8 +63,10 @@ static double wall_now(void)
 
 /* A run towards PCIe cycle `target`, in stretches of whole emissions (so
  * that the model gets the same batches as without them), telling the
- * progress callback once the run looks long. */
-static int run_with_progress(struct pte_card *c, uint64_t target)
+ * progress callback once the run looks long, and ending early with
+ * -EINTR when the stop callback asks (the card stays at the end of the
+ * stretch, a consistent state). */
+static int run_in_stretches(struct pte_card *c, uint64_t target)
 {
 	uint64_t from = c->pcie_done, span = target - from;
 	uint64_t stretch = PROGRESS_EMISSIONS * (uint64_t)c->em_max * c->slice;
@@ -72,6 +80,13 @@ static int run_with_progress(struct pte_card *c, uint64_t target)
 			step = stretch;
 		if (advance_to(c, c->pcie_done + step))
 			break;
+		if (c->stop && c->pcie_done < target && c->stop(c->stop_arg)) {
+			if (shown)
+				c->progress(c->progress_arg, total, total);
+			return -EINTR;
+		}
+		if (!c->progress)
+			continue;
 		double now = wall_now(), frac = (double)(c->pcie_done - from) / (double)span;
 		if (!shown && (now - t0) / frac > c->progress_min)
 			shown = 1;
@@ -92,8 +107,8 @@ int pte_card_run(struct pte_card *c, double seconds)
 	if (c->err)
 		return c->err;
 	uint64_t n = (uint64_t)llround(seconds * (double)c->pcie_khz * 1e3);
-	if (c->progress && n > PROGRESS_EMISSIONS * (uint64_t)c->em_max * c->slice)
-		return run_with_progress(c, c->pcie_done + n);
+	if ((c->progress || c->stop) && n > PROGRESS_EMISSIONS * (uint64_t)c->em_max * c->slice)
+		return run_in_stretches(c, c->pcie_done + n);
 	return advance_to(c, c->pcie_done + n);
 }
 

@@ -276,6 +276,8 @@ struct pte_card {
 	pte_progress_fn progress;
 	void *progress_arg;
 	double progress_min;       /* wall seconds a run must be expected to take */
+	pte_stop_fn stop;          /* asked between stretches of a long run */
+	void *stop_arg;
 	struct ep ep[PTM_MAX_ENDPOINTS];
 	struct ptm_bus_in dbus[2 * PTM_MAX_ENDPOINTS * PTM_MAX_DMA_PORTS];
 };

@@ -172,10 +172,9 @@ int pt_dev_read(struct pt_dev *d, struct pt_reading *r, char *msg, size_t msglen
 				 r->entries, d->layout.entries);
 		return -EINVAL;
 	}
-	rc = pt_dev_command(d, PT_CMD_SNAPSHOT, msg, msglen);
-	if (rc < 0)
-		return rc;
-	rc = pt_bus_now(d->bus, &r->time);
+	/* The device's clock at the command itself: nothing may run between
+	 * the two (a card in real time runs on in a thread of its own). */
+	rc = pt_bus_write32_timed(d->bus, PT_REG_COMMAND, PT_CMD_SNAPSHOT, &r->time);
 	if (rc < 0)
 		return bus_err(d, rc, msg, msglen);
 	rc = wait_idle(d, PT_CMD_SNAPSHOT, msg, msglen);

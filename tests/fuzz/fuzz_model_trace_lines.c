@@ -81,7 +81,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 			if (!*f || strpbrk(f, " \t\r\n#"))
 				abort();
-			check_numbers(f);
+			if (i < 4) /* the same parsers for every field: a few per line do */
+				check_numbers(f);
 		}
 		if (r.cap > 2 * (r.max_line + 2) && r.cap > 256)
 			abort(); /* the line buffer follows the limit, not the input */

@@ -101,5 +101,17 @@ rc=$?
 [ $rc -eq 1 ] && [ ! -s "$work/out" ] && grep -q "interrupted" "$work/err" && ok ||
 	bad "SIGTERM without -w: rc $rc, stderr $(cat "$work/err")"
 
+# the simulated card stops in the middle of a long simulated interval too
+start=$(date +%s.%N)
+"$tool" -d sim:idle -t 60 -w >"$work/out" 2>"$work/err" &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+rc=$?
+end=$(date +%s.%N)
+[ $rc -eq 0 ] && [ ! -s "$work/out" ] && ok || bad "SIGINT in a sim interval: rc $rc, $(wc -c <"$work/out") bytes out"
+awk -v a="$start" -v b="$end" 'BEGIN { exit !(b - a < 8) }' && ok || bad "SIGINT in a sim interval: did not stop promptly"
+
 echo "test_tool_watch: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -341,7 +341,10 @@ void cli_usage(FILE *out)
 		"  pci:DOMAIN:BUS:DEV.FN[/BAR]@OFFSET  the component at OFFSET (hex) of a PCI\n"
 		"                                  BAR mapped through sysfs (BAR 0 by default)\n"
 		"  mmap:FILE[@OFFSET][,rw]         64 KiB of a file laid out as the component\n"
-		"                                  (a dump); the file is written only with ,rw\n",
+		"                                  (a dump); the file is written only with ,rw\n"
+		"  libnfb-ext:LIB.so:ARGS          a libnfb extension, loaded as libnfb loads it;\n"
+		"                                  ours takes sim[:PRESET|:FILE] (a card shared by\n"
+		"                                  every process) and image:FILE[,FILE...]\n",
 		pt_bus_have_nfb() ? "" : " (not in this build)");
 	if (pte_preset_count() > 0) {
 		int w = 0;

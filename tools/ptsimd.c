@@ -1,0 +1,372 @@
+/*
+ * ptsimd: the daemon that owns one simulated card per device string and
+ * serves it to every process that opens it through the libnfb extension
+ * libnfb-ext-pcie-telemetry.so (docs/ptsimd.md, docs/nfb-ext.md).
+ *
+ *   ptsimd start [--idle SEC] DEVICE   start the card in the background
+ *   ptsimd run [--idle SEC] DEVICE     serve it in the foreground
+ *   ptsimd stop DEVICE | --all         end the card (the next open starts anew)
+ *   ptsimd status [DEVICE]             the running cards
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nfbext/proto.h"
+#include "nfbext/server.h"
+#include "pcie_telemetry/bus.h"
+#include "pcie_telemetry/version.h"
+
+#define MSG PT_BUS_MSG_LEN
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: ptsimd start [--idle SEC] [--exit-errno] DEVICE\n"
+		"                                           start the simulated card of DEVICE in the background\n"
+		"       ptsimd run [--idle SEC] DEVICE     serve it in the foreground (log on stderr)\n"
+		"       ptsimd stop DEVICE | --all         end the card (the next open starts a fresh one)\n"
+		"       ptsimd status [DEVICE]             list the running cards\n"
+		"DEVICE is sim, sim:PRESET or sim:FILE, as after libnfb-ext:PATH.so: in a libnfb\n"
+		"device string.  --idle: seconds without a client before the card ends (default\n"
+		"$PT_NFBEXT_IDLE, else %g; 0 = never).  Sockets live in $PT_NFBEXT_DIR, else\n"
+		"$XDG_RUNTIME_DIR/pcie-telemetry, else /tmp/pcie-telemetry-UID.  start --exit-errno\n"
+		"(the extension's): a failure exits with 64 + its errno instead of 1.\n",
+		PT_EXT_IDLE_DEFAULT);
+}
+
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ptsimd: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+static void log_line(const char *line)
+{
+	fprintf(stderr, "ptsimd[%d]: %s\n", (int)getpid(), line);
+	fflush(stderr);
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	pt_bus_request_stop();
+}
+
+static void daemon_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+}
+
+struct card {
+	char dir[256];
+	char key[PT_EXT_KEY_MAX];
+	double idle;
+	int exit_errno; /* start --exit-errno: exit status 64 + errno */
+	int lock_fd, listen_fd;
+	struct pt_bus *bus;
+};
+
+/* Take the lock, open the card, listen: what `run` and a started daemon
+ * do before they serve.  -EBUSY: another daemon has the card. */
+static int card_open(struct card *c, char *msg, size_t msglen)
+{
+	int rc = pt_ext_lock(c->dir, c->key, &c->lock_fd, msg, msglen);
+
+	c->listen_fd = -1;
+	c->bus = NULL;
+	if (rc < 0)
+		return rc;
+	rc = pt_bus_open_ex(c->key, 0, PT_BUS_REALTIME, &c->bus, msg, msglen);
+	if (rc == 0)
+		rc = pt_ext_listen(c->dir, c->key, &c->listen_fd, msg, msglen);
+	if (rc < 0) {
+		pt_bus_close(c->bus);
+		close(c->lock_fd);
+	}
+	return rc;
+}
+
+static int card_serve(struct card *c)
+{
+	char msg[MSG];
+	struct sockaddr_un sa;
+	struct pt_ext_server s = { c->key, NULL, c->bus, c->listen_fd, c->idle, log_line };
+	int rc;
+
+	pt_ext_card_path(c->dir, c->key, "sock", &sa, msg, sizeof(msg));
+	s.sock = sa.sun_path;
+	log_line("serving");
+	rc = pt_ext_serve(&s, msg, sizeof(msg));
+	if (rc < 0)
+		log_line(msg);
+	close(c->listen_fd);
+	pt_bus_close(c->bus);
+	close(c->lock_fd); /* last: the socket is gone by now */
+	return rc < 0 ? 1 : 0;
+}
+
+/* The started daemon's stdio: nothing in, the log file out. */
+static int daemon_stdio(const struct card *c, char *msg, size_t msglen)
+{
+	struct sockaddr_un sa;
+	int in = open("/dev/null", O_RDONLY | O_CLOEXEC), out;
+
+	if (pt_ext_card_path(c->dir, c->key, "log", &sa, msg, msglen) < 0)
+		return -1;
+	out = open(sa.sun_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0) {
+		snprintf(msg, msglen, "%s: %s", sa.sun_path, strerror(errno));
+		return -1;
+	}
+	close(in);
+	close(out);
+	return 0;
+}
+
+/* The child of `start`: a daemon in its own session.  It tells the
+ * starter "OK" or the reason it failed on the ready pipe. */
+static int daemon_child(struct card *c, int ready)
+{
+	char msg[MSG];
+	int rc;
+
+	setsid();
+	rc = card_open(c, msg, sizeof(msg));
+	if (rc == -EBUSY) { /* another daemon is starting it: the client retries */
+		dprintf(ready, "OK\n");
+		return 0;
+	}
+	if (rc == 0 && (daemon_stdio(c, msg, sizeof(msg)) < 0 || chdir("/") < 0))
+		rc = -EIO;
+	if (rc < 0) {
+		dprintf(ready, "E%d %s\n", -rc, msg);
+		return 1;
+	}
+	dprintf(ready, "OK\n");
+	close(ready);
+	return card_serve(c);
+}
+
+static int cmd_start(struct card *c)
+{
+	char msg[MSG], got[MSG] = "";
+	int fd, pid, p[2], err = 0, at = 0;
+	size_t n = 0;
+
+	if (pt_ext_connect(c->key, 1.0, &fd, &pid, msg, sizeof(msg)) == 0) {
+		close(fd);
+		return 0; /* it runs already */
+	}
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return fail("pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		return fail("fork: %s", strerror(errno));
+	if (pid == 0) {
+		close(p[0]);
+		_exit(daemon_child(c, p[1]));
+	}
+	close(p[1]);
+	for (ssize_t r; n + 1 < sizeof(got) && (r = read(p[0], got + n, sizeof(got) - 1 - n)) != 0;)
+		if (r > 0)
+			n += (size_t)r;
+		else if (errno != EINTR)
+			break;
+	got[n] = '\0';
+	close(p[0]);
+	got[strcspn(got, "\n")] = '\0';
+	if (strcmp(got, "OK") == 0)
+		return 0;
+	if (sscanf(got, "E%d %n", &err, &at) == 1 && at > 0) {
+		fail("%s", got + at);
+		return c->exit_errno && err > 0 && err < 128 ? 64 + err : 1;
+	}
+	return fail("the card's daemon ended while it started");
+}
+
+static int cmd_run(struct card *c)
+{
+	char msg[MSG];
+	int rc = card_open(c, msg, sizeof(msg));
+
+	if (rc == -EBUSY)
+		return fail("%s: a daemon serves this card already (ptsimd stop %s)", c->key, c->key);
+	if (rc < 0)
+		return fail("%s", msg);
+	return card_serve(c);
+}
+
+/* One request to the daemon on sock; its reply in *m. */
+static int ask(const char *sock, const char *key, uint32_t type, struct pt_ext_msg *m, int *pid,
+	       char *msg, size_t msglen)
+{
+	int fd, rc = pt_ext_connect_path(sock, key, PT_EXT_TIMEOUT_DEFAULT, &fd, pid, msg, msglen);
+
+	if (rc < 0)
+		return rc;
+	m->type = type;
+	m->seq = 1;
+	m->len = 0;
+	rc = pt_ext_call(fd, m, PT_EXT_TIMEOUT_DEFAULT, msg, msglen);
+	if (rc == 0 && type == PT_EXT_STOP) /* wait for the end: the daemon closes */
+		pt_ext_recv(fd, m, pt_ext_now() + PT_EXT_TIMEOUT_DEFAULT, msg, msglen);
+	close(fd);
+	return rc;
+}
+
+/* Every socket of the folder, or the one of key. */
+static int each_card(const struct card *c, const char *key,
+		     int (*fn)(const char *sock, const char *key, struct pt_ext_msg *m))
+{
+	struct pt_ext_msg *m = malloc(sizeof(*m));
+	struct sockaddr_un sa;
+	char msg[MSG];
+	struct dirent *e;
+	DIR *d;
+	int rc = 0;
+
+	if (!m)
+		return fail("out of memory");
+	if (key) {
+		rc = pt_ext_card_path(c->dir, key, "sock", &sa, msg, sizeof(msg)) < 0
+			     ? fail("%s", msg)
+			     : fn(sa.sun_path, key, m);
+		free(m);
+		return rc;
+	}
+	if (!(d = opendir(c->dir))) {
+		free(m);
+		return fail("%s: %s", c->dir, strerror(errno));
+	}
+	while ((e = readdir(d)))
+		if (strncmp(e->d_name, "card-", 5) == 0 && strstr(e->d_name, ".sock")) {
+			char sock[sizeof(c->dir) + 256 + 2];
+
+			snprintf(sock, sizeof(sock), "%s/%s", c->dir, e->d_name);
+			rc |= fn(sock, "", m);
+		}
+	closedir(d);
+	free(m);
+	return rc;
+}
+
+static int stop_one(const char *sock, const char *key, struct pt_ext_msg *m)
+{
+	char msg[MSG];
+	int pid, rc = ask(sock, key, PT_EXT_STOP, m, &pid, msg, sizeof(msg));
+
+	if (rc == -ENOENT || rc == -ECONNREFUSED) {
+		if (rc == -ECONNREFUSED)
+			unlink(sock); /* its daemon died */
+		printf("%s: not running\n", *key ? key : sock);
+		return 0;
+	}
+	if (rc < 0)
+		return fail("%s", msg);
+	printf("%s: stopped (pid %d)\n", *key ? key : sock, pid);
+	return 0;
+}
+
+static int status_one(const char *sock, const char *key, struct pt_ext_msg *m)
+{
+	char msg[MSG];
+	int pid, rc = ask(sock, key, PT_EXT_INFO, m, &pid, msg, sizeof(msg));
+
+	if (rc == -ENOENT || rc == -ECONNREFUSED) {
+		printf("%s: not running\n", *key ? key : sock);
+		return *key ? 3 : 0;
+	}
+	if (rc < 0)
+		return fail("%s", msg);
+	printf("%.*s\n", (int)(m->len - 4), (const char *)pt_ext_payload(m) + 4);
+	return 0;
+}
+
+/* Options and the DEVICE of start and run. */
+static int parse_card(int argc, char **argv, struct card *c, int need_device)
+{
+	char msg[MSG];
+	int i = 2;
+
+	if (pt_ext_env_seconds("PT_NFBEXT_IDLE", PT_EXT_IDLE_DEFAULT, &c->idle, msg, sizeof(msg)))
+		return fail("%s", msg);
+	if (i < argc && strcmp(argv[i], "--idle") == 0) {
+		char *end;
+
+		if (i + 1 >= argc || (c->idle = strtod(argv[i + 1], &end), *end) || c->idle < 0 ||
+		    argv[i + 1][0] == '\0')
+			return fail("--idle %s: expected seconds (0 = never)",
+				    i + 1 < argc ? argv[i + 1] : "(missing)") + 1;
+		i += 2;
+	}
+	if (i < argc && strcmp(argv[i], "--exit-errno") == 0) {
+		c->exit_errno = 1;
+		i++;
+	}
+	if (argc - i != (need_device ? 1 : argc > i))
+		return fail("expected %s (ptsimd -h)", need_device ? "one DEVICE" : "at most one DEVICE") + 1;
+	c->key[0] = '\0';
+	if (i < argc && pt_ext_card_key(argv[i], c->key, sizeof(c->key), msg, sizeof(msg)) < 0)
+		return fail("%s", msg) + 1;
+	if (pt_ext_dir(c->dir, sizeof(c->dir), msg, sizeof(msg)) < 0)
+		return fail("%s", msg);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct card c;
+	const char *cmd = argc > 1 ? argv[1] : "";
+	int rc;
+
+	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version")) {
+		printf("ptsimd %s\n", PT_VERSION_STRING);
+		return 0;
+	}
+	/* Nothing of the process that started us stays open in a daemon. */
+	close_range(3, ~0u, 0);
+	signal(SIGPIPE, SIG_IGN);
+	if (!strcmp(cmd, "stop") && argc == 3 && !strcmp(argv[2], "--all")) {
+		if ((rc = parse_card(argc - 1, argv, &c, 0)))
+			return rc;
+		return each_card(&c, NULL, stop_one);
+	}
+	if (strcmp(cmd, "start") && strcmp(cmd, "run") && strcmp(cmd, "stop") && strcmp(cmd, "status")) {
+		usage(stderr);
+		return 2;
+	}
+	if ((rc = parse_card(argc, argv, &c, strcmp(cmd, "status") != 0)))
+		return rc;
+	if (!strcmp(cmd, "status"))
+		return each_card(&c, c.key[0] ? c.key : NULL, status_one);
+	if (!strcmp(cmd, "stop"))
+		return each_card(&c, c.key, stop_one);
+	daemon_signals();
+	return !strcmp(cmd, "start") ? cmd_start(&c) : cmd_run(&c);
+}
