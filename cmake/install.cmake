@@ -7,6 +7,8 @@
 #   LIBDIR/cmake/pcie-telemetry/  the CMake package (find_package)
 #   LIBDIR/pcie-telemetry/     libpcie-telemetry-model.so, the model alone
 #                              for HDL simulators (no SONAME: loaded by path)
+#   LIBDIR/                    libnfb-ext-pcie-telemetry.so, the libnfb
+#                              extension (loaded by libnfb)
 #   include/pcie_telemetry/    every public header, version.h included
 #   share/man/manN/            man/*.N
 #   share/bash-completion/completions/   completion/*
@@ -45,6 +47,11 @@ install(TARGETS pcie_telemetry
 install(TARGETS pcie_telemetry_static ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 if(TARGET pt_model_shared)
   install(TARGETS pt_model_shared LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/${PT_PKG})
+endif()
+# The libnfb extension: libnfb dlopens it by name or path, so it lives
+# where the dynamic linker looks (docs/nfb-ext.md).
+if(TARGET pt_nfbext_so)
+  install(TARGETS pt_nfbext_so LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 endif()
 install(FILES ${PT_PUBLIC_HEADERS_ALL} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/pcie_telemetry)
 

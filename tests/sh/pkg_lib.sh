@@ -32,10 +32,15 @@ commands() {
 	done
 }
 
-# options CMD: every option its --help lists (-x and --name), one a line.
+# options CMD: every option its --help names, one a line: every --name in
+# the text, and -x where a line lists "-x, --name"; -h, --help, -V and
+# --version, which every command takes.
 options() {
-	"$BIN/$1" --help 2>/dev/null | sed -n 's/^  *\(-[A-Za-z0-9], \)\{0,1\}\(--[a-z0-9][a-z0-9-]*\).*/\1\2/p' |
-		tr -d ' ' | tr ',' '\n' | sed '/^$/d' | sort -u
+	{
+		"$BIN/$1" --help 2>/dev/null | grep -o -- '--[a-z][a-z0-9-]*'
+		"$BIN/$1" --help 2>/dev/null | sed -n 's/^  *\(-[A-Za-z0-9]\), --.*/\1/p'
+		printf '%s\n' -h --help -V --version
+	} | sort -u
 }
 
 # need TOOL...: install the test packages when a tool is missing.

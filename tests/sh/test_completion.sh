@@ -39,8 +39,14 @@ for cmd in $(commands); do
 	bash --norc -n "$comp/$cmd" 2>"$work/err" && ok || bad "completion/$cmd: $(cat "$work/err")"
 	fn=$(sed -n 's/^complete -F \([^ ]*\) '"$cmd"'$/\1/p' "$comp/$cmd")
 	[ -n "$fn" ] && ok || { bad "completion/$cmd registers no function for $cmd"; continue; }
-	# the options: what "-" completes to, against --help
-	complete_line "$comp/$cmd" "$fn" "$cmd -" | sort -u >"$work/completed"
+	# the options: what "-" completes to, at the start and after each
+	# command word (ptsimd start -), against --help
+	{
+		complete_line "$comp/$cmd" "$fn" "$cmd -"
+		for sub in $(complete_line "$comp/$cmd" "$fn" "$cmd " | grep -v '^-'); do
+			complete_line "$comp/$cmd" "$fn" "$cmd $sub -"
+		done
+	} | sort -u >"$work/completed"
 	options "$cmd" >"$work/opts"
 	diff "$work/opts" "$work/completed" >"$work/diff" && ok ||
 		bad "$cmd: the completion's options differ from --help (< --help, > completion): $(tr '\n' ' ' <"$work/diff")"
@@ -51,7 +57,7 @@ has() { grep -qx -- "$2" "$work/c" && ok || bad "'$1' does not complete to '$2':
 hasnt() { grep -qx -- "$2" "$work/c" && bad "'$1' completes to '$2'" || ok; }
 complete_line "$comp/$t" $f "$t --list-d" >"$work/c"; has "--list-d" --list-devices
 complete_line "$comp/$t" $f "$t -d " >"$work/c"
-for p in sim sim: image: pci: mmap:; do has "-d " "$p"; done
+for p in sim sim: image: pci: mmap: libnfb-ext:; do has "-d " "$p"; done
 complete_line "$comp/$t" $f "$t -d ima" >"$work/c"; has "-d ima" image:
 # a preset: bash has split "sim:tags" at the colon, the reply is the rest
 complete_line "$comp/$t" $f "$t -d sim:tags" >"$work/c"; has "-d sim:tags" tags-starved
@@ -77,6 +83,14 @@ has "-d pci:" "0000:03:00.0@"
 hasnt "-d pci:" "0000:00:02.0@"
 # after an option that takes a number, nothing
 complete_line "$comp/$t" $f "$t -t " >"$work/c"; [ ! -s "$work/c" ] && ok || bad "-t completes to $(cat "$work/c")"
+
+complete_line "$comp/$t" $f "$t -d libnfb-ext:$work/d/r" >"$work/c"; has "libnfb-ext:$work/d/r" "$work/d/r1.regs"
+complete_line "$comp/$t" $f "$t -d libnfb-ext:/x/e.so:s" >"$work/c"; has "libnfb-ext:/x/e.so:s" "sim"
+
+# ptsimd: its commands, a preset after sim:
+complete_line "$comp/ptsimd" _ptsimd "ptsimd " >"$work/c"; for w in start run stop status; do has "ptsimd " $w; done
+complete_line "$comp/ptsimd" _ptsimd "ptsimd start sim:two" >"$work/c"; has "ptsimd start sim:two" two-endpoints
+complete_line "$comp/ptsimd" _ptsimd "ptsimd stop --" >"$work/c"; has "ptsimd stop --" --all
 
 # ptmodel
 complete_line "$comp/ptmodel" _ptmodel "ptmodel " >"$work/c"; has "ptmodel " probe; has "ptmodel " component

@@ -38,6 +38,7 @@ for cmd in $(commands); do
 	has nfb-pcie-telemetry "^/usr/share/bash-completion/completions/$cmd$"
 done
 has nfb-pcie-telemetry "^/usr/share/doc/nfb-pcie-telemetry/hardware.md.gz$"
+has nfb-pcie-telemetry "^/usr/lib/.*/libnfb-ext-pcie-telemetry.so$"
 has "libpcie-telemetry$major" "^/usr/lib/.*/libpcie-telemetry.so.$major$"
 for h in "$SRC"/include/pcie_telemetry/*.h; do has libpcie-telemetry-dev "^/usr/include/pcie_telemetry/$(basename "$h")$"; done
 has libpcie-telemetry-dev "^/usr/include/pcie_telemetry/version.h$"

@@ -51,7 +51,7 @@ done <"$work/excerpt"
 
 # every device form of --help in the README's device table, every preset
 # in the preset tables of README.md and docs/scenarios.md
-for dev in image:FILE sim sim:PRESET sim:FILE pci:DOMAIN:BUS:DEV.FN mmap:FILE; do
+for dev in image:FILE sim sim:PRESET sim:FILE pci:DOMAIN:BUS:DEV.FN mmap:FILE libnfb-ext:; do
 	grep -q "^| \`$dev" README.md && ok || bad "device $dev is not in README.md's device table"
 done
 for p in $("$tool" --list-presets); do

@@ -51,6 +51,9 @@ readelf -d "$libdir/libpcie-telemetry.so" | grep -q "(SONAME).*\[libpcie-telemet
 [ -f "$libdir/cmake/pcie-telemetry/pcie-telemetryConfig.cmake" ] &&
 	[ -f "$libdir/cmake/pcie-telemetry/pcie-telemetryConfigVersion.cmake" ] && ok || bad "the CMake package is not installed"
 [ -f "$libdir/pcie-telemetry/libpcie-telemetry-model.so" ] && ok || bad "libpcie-telemetry-model.so is not installed"
+if [ -f "$build/lib/libnfb-ext-pcie-telemetry.so" ]; then
+	[ -f "$libdir/libnfb-ext-pcie-telemetry.so" ] && ok || bad "the libnfb extension is not installed"
+fi
 for f in $(cd "$SRC/data" 2>/dev/null && find . -type f); do
 	cmp -s "$SRC/data/$f" "$p/share/pcie-telemetry/$f" && ok || bad "data file $f is not in share/pcie-telemetry"
 done
