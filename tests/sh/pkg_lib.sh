@@ -1,19 +1,14 @@
 # Sourced by the tests of what is installed and documented (man pages,
-# completion, install, docs): the folders, the counting, the list of
-# commands and their options.
-#   BIN        the built commands
+# completion, install, docs, packages): the folders, the counting
+# (tool_harness.sh), the list of commands and their options.
+#   BIN        the built commands (absolute)
 #   SRC        the source tree
-#   work       a temporary folder, removed at the end
 # shellcheck shell=bash
 set -u
-BIN=$(cd "$1" && pwd)
-SRC=$(cd "$2/.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+# $tool, $cases, $work, ok and bad
+. "$(dirname "${BASH_SOURCE[0]}")/tool_harness.sh" "$@"
+BIN=$(cd "$bin" && pwd)
+SRC=$(cd "$data/.." && pwd)
 # finish NAME: the closing line and the exit status
 finish() {
 	echo "$1: $pass passed, $fail failed"

@@ -9,17 +9,7 @@
 #
 # Usage: test_tool_list_devices.sh BIN_DIR TESTS_DIR
 set -u
-bin=$1
-data=$2
-tool=$bin/nfb-pcie-telemetry
-cases=$data/conformance/report
-[ -x "$tool" ] || { echo "FAIL: $tool is not built"; exit 1; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/tool_harness.sh" "$@"
 . "$(dirname "$0")/regs_bin.sh"
 
 # fn ADDR VENDOR DEVICE [DRIVER]: a PCI function under the fake root

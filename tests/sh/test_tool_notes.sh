@@ -9,17 +9,8 @@
 #
 # Usage: test_tool_notes.sh BIN_DIR TESTS_DIR
 set -u
-bin=$1
-data=$2
-tool=$bin/nfb-pcie-telemetry
-cases=$(cd "$data/conformance/report" && pwd)
-[ -x "$tool" ] || { echo "FAIL: $tool is not built"; exit 1; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+. "$(dirname "$0")/tool_harness.sh" "$@"
+cases=$(cd "$cases" && pwd)
 . "$(dirname "$0")/regs_bin.sh"
 note='^nfb-pcie-telemetry: note: '
 
