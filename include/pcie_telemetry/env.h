@@ -24,6 +24,18 @@ struct pte_card;
  * or the path of a scenario file.  Runs the reset sequence and the
  * scenario's warm-up, so the first reading already sees steady traffic. */
 int pte_card_open(const char *spec, struct pte_card **out, char *msg, size_t msglen);
+/*
+ * The same with scenario keys set on top of the spec: each override is
+ * "SECTION.KEY=VALUE" with SECTION as in a scenario file (card, generics,
+ * endpoint, endpoint N, dma, dma P, dma E.P), applied in order as if the
+ * file ended with "[SECTION]\nKEY = VALUE", before the scenario's checks.
+ * A bad one fails with "override 'endpoint.mrrs=300': [endpoint] mrrs =
+ * 300: must be ..." and *which (when not NULL) = its index; a check the
+ * spec passes alone but not with the overrides blames the last one;
+ * *which is -1 when the spec itself (or the card) failed.
+ */
+int pte_card_open_ex(const char *spec, const char *const *overrides, size_t n, int *which,
+		     struct pte_card **out, char *msg, size_t msglen);
 void pte_card_free(struct pte_card *c);
 
 /* Run every clock domain for that much simulated time.  Returns 0,
@@ -134,6 +146,8 @@ struct pte_truth {
 	uint64_t writes, write_bytes; /* write TLPs sent, payload bytes */
 	double read_latency_sum_ns;   /* host latency summed over read TLPs */
 	double tags_in_use_sum;       /* sum over PCIe cycles of tags in use */
+	double tag_hold_sum_ns;       /* over the reads whose tags came back: the
+	                               * time from taking the tag to giving it back */
 	unsigned tags_free_min, stfifo_free_min;
 	uint64_t tags_band[4], stfifo_band[4]; /* PCIe cycles in each band */
 };

@@ -15,6 +15,7 @@
 
 /* Data only: a renderer cannot reach a bus (the build links pt_render
  * with the pure-data libraries pt_layout and pt_analysis alone). */
+#include "pcie_telemetry/diagnose.h"
 #include "pcie_telemetry/layout.h"
 #include "pcie_telemetry/metrics.h"
 #include "pcie_telemetry/reading.h"
@@ -35,6 +36,13 @@ struct pt_report {
 	 * layout from definitions that include the built-in ones (a caller
 	 * that renders many reports binds once; -EINVAL otherwise). */
 	const struct pt_metric_set *metrics;
+	/* --diagnose: the text gets a bottleneck section and the JSON a
+	 * "diagnosis" array (diagnose.h); false keeps both byte-identical to
+	 * upstream. */
+	bool diagnose;
+	/* With diagnose: the simulated card's ground truth over the same
+	 * cycles, as data ("sim_truth" in the JSON), or NULL. */
+	const struct pt_truth *truth;
 };
 
 /*
@@ -76,6 +84,34 @@ int pt_render_metrics(FILE *out, const struct pt_report *rep, const unsigned *id
  * (docs/metrics.md):", in aligned columns without headers (the tool's
  * --list). */
 int pt_render_list(FILE *out, const struct pt_metric_set *s);
+
+/*
+ * --compare: two reports side by side: per bus and per reason both values
+ * and the change (B - A), then both diagnoses.  The reports may have
+ * different layouts; what only one of them has shows "-" (null in JSON).
+ */
+struct pt_compare {
+	const struct pt_report *a, *b;
+	const char *name_a, *name_b; /* the devices, as given */
+};
+int pt_render_compare_text(FILE *out, const struct pt_compare *c);
+int pt_render_compare_json(FILE *out, const struct pt_compare *c);
+
+/*
+ * --sweep: one report per value of a scenario key (the same device with
+ * KEY=VALUE on top), one column per value: throughput per bus, the
+ * reasons that reach 1 % in some column, the bottlenecks and the tag
+ * holding time.
+ */
+struct pt_sweep {
+	const char *key;               /* "endpoint.mrrs" */
+	const char *device;            /* "sim:tags-starved" */
+	unsigned n;
+	const char *const *values;     /* n values, as given */
+	const struct pt_report *reps;  /* n reports */
+};
+int pt_render_sweep_text(FILE *out, const struct pt_sweep *s);
+int pt_render_sweep_json(FILE *out, const struct pt_sweep *s);
 
 /* Python's repr() of a float (shortest round-trip form): "1.0",
  * "0.3000000000000007", "2.9999999999752447e-05", "1e+16", "inf", "nan".

@@ -427,15 +427,23 @@ static int power_up(struct pte_card *c)
 
 int pte_card_open(const char *spec, struct pte_card **out, char *msg, size_t msglen)
 {
+	return pte_card_open_ex(spec, NULL, 0, NULL, out, msg, msglen);
+}
+
+int pte_card_open_ex(const char *spec, const char *const *overrides, size_t n, int *which,
+		     struct pte_card **out, char *msg, size_t msglen)
+{
 	struct pte_card *c = pte_calloc(1, sizeof(*c));
 	int rc;
 
 	*out = NULL;
+	if (which)
+		*which = -1;
 	if (!c) {
 		snprintf(msg, msglen, "simulated card: out of memory");
 		return -ENOMEM;
 	}
-	rc = pte_scenario_load(spec, &c->sc, msg, msglen);
+	rc = pte_scenario_load_ex(spec, overrides, n, which, &c->sc, msg, msglen);
 	if (!rc)
 		rc = ptm_model_new(&c->sc.g, &c->m, msg, msglen);
 	if (rc) {

@@ -90,6 +90,19 @@ struct pte_scenario {
  * preset name or a file on top.  Returns 0 or -EINVAL/-ENOENT with
  * "FILE:LINE: ..." in msg. */
 int pte_scenario_load(const char *spec, struct pte_scenario *s, char *msg, size_t msglen);
+/*
+ * pte_scenario_load with overrides: each "SECTION.KEY=VALUE" (SECTION as
+ * in a scenario file: endpoint, endpoint 1, dma 0.1, generics, card) set
+ * on top of the spec, in order, before the checks.  *which (when not
+ * NULL) gets the index of the override a message is about, -1 when the
+ * spec or the checks failed.
+ */
+int pte_scenario_load_ex(const char *spec, const char *const *ov, size_t n, int *which,
+			 struct pte_scenario *s, char *msg, size_t msglen);
+/* The overrides alone, on top of *s (override.c); messages as
+ * "override 'endpoint.mrrs=300': [endpoint] mrrs = 300: ...". */
+int pte_scenario_override(struct pte_scenario *s, const char *const *ov, size_t n, int *which,
+			  char *msg, size_t msglen);
 /* Parse INI text on top of *s; origin names it in messages. */
 int pte_scenario_parse_text(const char *text, const char *origin, struct pte_scenario *s,
 			    char *msg, size_t msglen);

@@ -92,6 +92,8 @@ static int rc_release(struct ep *e, struct ent *x, const struct cpl_run *cr, int
 		if (rc)
 			return rc;
 		e->truth.reads += tg - x->tags_rel;
+		e->truth.tag_hold_sum_ns +=
+			(double)(tg - x->tags_rel) * (double)(tnow - x->t_take) * e->host.ns_per_cycle;
 		x->tags_rel = tg;
 		x->cplh_rel = ch;
 	}

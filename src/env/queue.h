@@ -29,6 +29,7 @@ struct cpl_run {
 /* Reads issued together; the host answers them after one latency draw. */
 struct ent {
 	int64_t t_arr;
+	int64_t t_take;            /* when its tags were taken (truth: holding time) */
 	uint32_t reads, tags, cplh, res_words;
 	uint32_t frames, frames_done, tags_rel, cplh_rel; /* tags come back TLP by TLP */
 	uint8_t port, nrun, cur;

@@ -484,6 +484,7 @@ static int read_group(struct ep *e, int64_t T0, uint64_t trq, int64_t now, struc
 	uint64_t tlps = k ? read_uniform(e, r, x, k, &u) : read_tlps(e, r, x, chunk, first);
 	pte_mfb_frames(&e->rq, pte_items(e, hdr), tlps);
 	pte_link_send(e, now, hdr, tlps);
+	x->t_take = now;
 	x->t_arr = T0 + (int64_t)pte_mfb_used(&e->rq) + lat;
 	x->reads = (uint32_t)tlps;
 	x->tags = (uint32_t)tlps;

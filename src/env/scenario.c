@@ -787,12 +787,34 @@ static int load(const char *spec, struct pte_scenario *s, char *msg, size_t msgl
 
 int pte_scenario_load(const char *spec, struct pte_scenario *s, char *msg, size_t msglen)
 {
+	return pte_scenario_load_ex(spec, NULL, 0, NULL, s, msg, msglen);
+}
+
+int pte_scenario_load_ex(const char *spec, const char *const *ov, size_t n, int *which,
+			 struct pte_scenario *s, char *msg, size_t msglen)
+{
 	int rc = load(spec, s, msg, msglen);
+	/* does the spec pass alone?  then a failed check is the overrides' */
+	bool alone = rc == 0 && n && pte_scenario_check(s, msg, msglen) == 0;
+
+	if (which)
+		*which = -1;
+	if (rc == 0)
+		rc = pte_scenario_override(s, ov, n, which, msg, msglen);
+	if (rc == 0 && (rc = pte_scenario_check(s, msg, msglen)) < 0 && alone) {
+		char tmp[512];
+
+		snprintf(tmp, sizeof(tmp), "%s", msg);
+		snprintf(msg, msglen, "override '%s': %s", ov[n - 1], tmp);
+		if (which)
+			*which = (int)n - 1;
+	}
 	if (rc < 0) /* names and values from the file may hold control characters */
 		pt_util_oneline(msg, msglen);
 	return rc;
 }
 
+/* The default scenario, then the preset or the file (not checked). */
 static int load(const char *spec, struct pte_scenario *s, char *msg, size_t msglen)
 {
 	int rc;
@@ -837,5 +859,5 @@ static int load(const char *spec, struct pte_scenario *s, char *msg, size_t msgl
 		if (rc)
 			return rc;
 	}
-	return pte_scenario_check(s, msg, msglen);
+	return 0;
 }

@@ -7,125 +7,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "render/diag_priv.h"
+#include "render/jw.h"
 #include "render/render_priv.h"
-
-#define JW_MAX_DEPTH 16
-
-/* A streaming writer with json.dumps(indent=4) layout. */
-struct jw {
-	FILE *out;
-	int depth;
-	bool empty[JW_MAX_DEPTH]; /* no member written yet at this level */
-	char close[JW_MAX_DEPTH];
-	bool overflow;
-};
-
-static void jw_indent(struct jw *w, int depth)
-{
-	static const char spaces[] = "                                                                ";
-	fwrite(spaces, 1, (size_t)(depth * 4), w->out);
-}
-
-static void jw_string(struct jw *w, const char *s)
-{
-	/* bus names and keys are plain ASCII: one write */
-	size_t plain = 0;
-	while (s[plain] >= 0x20 && s[plain] < 0x7f && s[plain] != '"' && s[plain] != '\\')
-		plain++;
-	if (s[plain] == '\0') {
-		fputc('"', w->out);
-		fwrite(s, 1, plain, w->out);
-		fputc('"', w->out);
-		return;
-	}
-	fputc('"', w->out);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(w->out, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", w->out);
-		else if (*p == '\t')
-			fputs("\\t", w->out);
-		else if (*p == '\r')
-			fputs("\\r", w->out);
-		else if (*p < 0x20 || *p >= 0x7f)
-			fprintf(w->out, "\\u%04x", *p);
-		else
-			fputc(*p, w->out);
-	}
-	fputc('"', w->out);
-}
-
-/* Separator, indentation and key of the next member or element. */
-static void jw_member(struct jw *w, const char *key)
-{
-	if (w->depth > 0) {
-		fputs(w->empty[w->depth] ? "\n" : ",\n", w->out);
-		w->empty[w->depth] = false;
-		jw_indent(w, w->depth);
-	}
-	if (key) {
-		jw_string(w, key);
-		fputs(": ", w->out);
-	}
-}
-
-static void jw_open(struct jw *w, const char *key, char open)
-{
-	jw_member(w, key);
-	fputc(open, w->out);
-	if (w->depth + 1 >= JW_MAX_DEPTH) {
-		w->overflow = true;
-		return;
-	}
-	w->depth++;
-	w->empty[w->depth] = true;
-	w->close[w->depth] = open == '{' ? '}' : ']';
-}
-
-static void jw_close(struct jw *w)
-{
-	if (w->depth == 0)
-		return;
-	if (!w->empty[w->depth]) {
-		fputc('\n', w->out);
-		jw_indent(w, w->depth - 1);
-	}
-	fputc(w->close[w->depth], w->out);
-	w->depth--;
-}
-
-static void jw_u64(struct jw *w, const char *key, uint64_t v)
-{
-	jw_member(w, key);
-	fprintf(w->out, "%" PRIu64, v);
-}
-
-static void jw_bool(struct jw *w, const char *key, bool v)
-{
-	jw_member(w, key);
-	fputs(v ? "true" : "false", w->out);
-}
-
-static void jw_double(struct jw *w, const char *key, double v)
-{
-	jw_member(w, key);
-	if (isnan(v)) {
-		fputs("NaN", w->out);
-	} else if (isinf(v)) {
-		fputs(v < 0 ? "-Infinity" : "Infinity", w->out);
-	} else {
-		char buf[64];
-		pt_render_float_repr(v, buf, sizeof buf);
-		fputs(buf, w->out);
-	}
-}
-
-static void jw_null(struct jw *w, const char *key)
-{
-	jw_member(w, key);
-	fputs("null", w->out);
-}
 
 static void write_endpoint(struct jw *w, const struct pt_layout *l, const struct pt_reading *r,
 			   unsigned ep)
@@ -229,6 +113,8 @@ int pt_render_json(FILE *out, const struct pt_report *rep)
 	jw_close(&w);
 
 	jw_close(&w); /* data */
+	if (rep->diagnose && (rc = pt_render_diag_json(&w, rep)) < 0)
+		return rc;
 	jw_close(&w); /* top */
 	fputc('\n', out);
 	if (w.overflow)

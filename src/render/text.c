@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "render/diag_priv.h"
 #include "render/render_priv.h"
 
 static const char *const bus_headers[] = {
@@ -426,6 +427,8 @@ int pt_render_text(FILE *out, const struct pt_report *rep)
 	    (rc = pt_render_text_header(out, c.l, c.r, c.seconds_set, c.seconds)) == 0)
 		for (unsigned ep = 0; ep < c.l->endpoints && rc == 0; ep++)
 			rc = write_endpoint(&c, ep);
+	if (rc == 0 && rep->diagnose)
+		rc = pt_render_diag_text(out, rep);
 	free(c.v);
 	pt_metric_set_free(own);
 	return rc ? rc : pt_render_stream_status(out);

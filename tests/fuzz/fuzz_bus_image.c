@@ -2,31 +2,51 @@
  * Fuzz target: the register image parser on arbitrary bytes, then, for
  * the files it accepts, the whole reader and both renderers as the tool
  * runs them (replay semantics, snapshot past the last image, layouts
- * from arbitrary registers).  Nothing may crash, hang or leak.
+ * from arbitrary registers), with and without --diagnose.  Nothing may
+ * crash, hang or leak, and the diagnosis's level-1 shares sum to 1.
  */
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "pcie_telemetry/bus.h"
+#include "pcie_telemetry/diagnose.h"
 #include "pcie_telemetry/render.h"
 #include "pcie_telemetry/telemetry.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void render_both(const struct pt_report *rep)
+static void check_diagnosis(const struct pt_report *rep)
 {
+	struct pt_diagnosis *d;
+
+	if (pt_diag_analyze(rep->layout, rep->reading, rep->interval, rep->seconds, NULL, &d) != 0)
+		return;
+	for (unsigned i = 0; i < d->nentries; i++)
+		if (fabs(d->entry[i].moving + d->entry[i].stalled + d->entry[i].idle - 1) > 1e-9)
+			abort();
+	pt_diag_free(d);
+}
+
+static void render_both(const struct pt_report *plain)
+{
+	struct pt_report rep = *plain;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
 	if (!f)
 		return;
-	pt_render_text(f, rep);
-	pt_render_json(f, rep);
+	for (int diagnose = 0; diagnose < 2; diagnose++) {
+		rep.diagnose = diagnose;
+		pt_render_text(f, &rep);
+		pt_render_json(f, &rep);
+	}
 	fclose(f);
 	free(buf);
+	check_diagnosis(plain);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -141,7 +141,12 @@ int pt_cli_main(int argc, char **argv, FILE *out, FILE *err)
 	}
 	pt_bus_clear_stop();
 	cli_signals_install(&sig);
-	status = run(&s, argc, argv, &e);
+	if (a.compare[0])
+		status = cli_compare_run(&a, out, &e);
+	else if (a.sweep)
+		status = cli_sweep_run(&a, out, &e);
+	else
+		status = run(&s, argc, argv, &e);
 	cli_signals_restore(&sig);
 	if (status != 0 && e.msg[0])
 		cli_print_error(err, e.msg);

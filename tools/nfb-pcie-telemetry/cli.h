@@ -9,6 +9,9 @@
  *   metrics.c   --metric-file, -M and --list (docs/metrics.md)
  *   signals.c   SIGINT/SIGTERM end a run cleanly; SIGPIPE is an error
  *   messages.c  errors: the exit status and one line for the user
+ *   truth.c     the simulated card's ground truth for --diagnose -j
+ *   compare.c   --compare A B: two devices measured side by side
+ *   sweep.c     --sweep KEY=V1,V2,...: a scenario key over values
  *   notes.c     notes on the error stream about what a run did or means
  *   devices.c   --list-devices: what this machine offers
  *
@@ -29,6 +32,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "pcie_telemetry/diagnose.h"
 #include "pcie_telemetry/metrics.h"
 #include "pcie_telemetry/telemetry.h"
 
@@ -78,6 +82,9 @@ struct cli_args {
 	double interval;    /* -t, >= 0; 0 is totals */
 	bool watch, clear, json;
 	const char *record; /* --record FILE */
+	bool diagnose;      /* --diagnose */
+	const char *compare[2]; /* --compare A B */
+	const char *sweep;  /* --sweep KEY=V1,V2,... */
 	bool list;          /* --list */
 	const char *metrics; /* -M NAME[,NAME...] */
 	const char *metric_files[CLI_METRIC_FILES_MAX]; /* --metric-file, in order */
@@ -166,12 +173,32 @@ void cli_record_drop(struct cli_recorder *rec);
  * images); otherwise remove it.  Returns 0 or -1 with e set. */
 int cli_record_close(struct cli_recorder *rec, bool keep, struct cli_error *e);
 
+/* ------------------------------------------------------------- truth.c */
+
+/*
+ * The ground truth of a simulated card over the reading just taken
+ * (interval: between its two snapshots; totals: since the last clear),
+ * as data for the renderers.  0, or -ENOTSUP when bus is not the
+ * simulated card (then there is no truth to print).
+ */
+int cli_sim_truth(struct pt_bus *bus, const struct pt_layout *l, bool interval,
+		  struct pt_truth *out);
+
+/* ------------------------------------------------------ compare.c, sweep.c */
+
+/* --compare: measure both devices, print them side by side; the exit
+ * status (e set when it is not 0). */
+int cli_compare_run(const struct cli_args *a, FILE *out, struct cli_error *e);
+/* --sweep: one simulated card per value, printed as columns. */
+int cli_sweep_run(const struct cli_args *a, FILE *out, struct cli_error *e);
+
 /* ------------------------------------------------------------ report.c */
 
 struct cli_session {
 	const struct cli_args *a;
 	struct pt_dev dev;
 	struct pt_reading first, second, diff;
+	struct pt_truth truth; /* a simulated card's, for --diagnose -j */
 	struct cli_recorder rec;
 	FILE *out, *err;
 	bool noted_totals, noted_short; /* notes.c: each note once a run */
@@ -191,6 +218,10 @@ int cli_report_run(struct cli_session *s, struct cli_error *e);
  * goes on, so that a reader never sees half of it.
  */
 int cli_print_whole(FILE *out, const char *buf, size_t len, bool stoppable, struct cli_error *e);
+/* Render with render(m, arg, json) into memory, then print it whole
+ * (what names it in messages: "the comparison").  0, or -1 with e set. */
+int cli_render_whole(FILE *out, int (*render)(FILE *, const void *, bool), const void *arg,
+		     bool json, const char *what, struct cli_error *e);
 /* The same for a descriptor; stoppable: return -EINTR as above. */
 int cli_write_all(int fd, const char *buf, size_t len, bool stoppable);
 

@@ -117,6 +117,35 @@ static int take_action(const struct cli_option *o, struct cli_args *a, const cha
 	return CLI_STOP;
 }
 
+/* --compare A B: the first device now; the second is the one argument
+ * that is no option (cli_parse). */
+static int take_compare(const struct cli_option *o, struct cli_args *a, const char *v,
+			struct cli_error *e)
+{
+	(void)o;
+	if (!*v)
+		return cli_fail(e, CLI_EXIT_USAGE, "--compare: empty device name");
+	a->compare[0] = v;
+	return CLI_NEXT;
+}
+
+/* --sweep KEY=V1,V2,...: the form only; the key and the values are the
+ * scenario's to judge (sweep.c). */
+static int take_sweep(const struct cli_option *o, struct cli_args *a, const char *v,
+		      struct cli_error *e)
+{
+	const char *eq = strchr(v, '=');
+
+	(void)o;
+	if (!eq || eq == v || !eq[1])
+		return cli_fail(e, CLI_EXIT_USAGE,
+				"--sweep '%s': expected SECTION.KEY=V1,V2,... (for example "
+				"endpoint.mrrs=512,1024,2048)",
+				v);
+	a->sweep = v;
+	return CLI_NEXT;
+}
+
 static const char *default_device(void)
 {
 	const char *d = getenv("LIBNFB_DEFAULT_DEV");
@@ -145,6 +174,20 @@ const struct cli_option cli_options[] = {
 	  "also write every reading taken as a register image\n"
 	  "file, which -d image:FILE replays",
 	  STRING(record, "file name") },
+	{ "diagnose", 0, NULL, "[--diagnose]",
+	  "also name the bottleneck of each endpoint and\n"
+	  "direction, with the tag holding time and the corrected\n"
+	  "throughput (docs/diagnosis.md)",
+	  FLAG(diagnose) },
+	{ "compare", 0, "A B", "[--compare A B]",
+	  "measure two devices (recordings, simulated cards) and\n"
+	  "print them side by side with both diagnoses",
+	  .take = take_compare },
+	{ "sweep", 0, "KEY=V,...", "[--sweep KEY=V1,V2,...]",
+	  "with -d sim[:...]: run the card once per value of a\n"
+	  "scenario key (endpoint.mrrs=512,1024,2048), one column\n"
+	  "per value",
+	  .take = take_sweep },
 	{ "metrics", 'M', "NAME,...", "[-M NAME,...]",
 	  "print these metrics instead of the report: instance,\n"
 	  "family or group names, or patterns (docs/metrics.md)",
@@ -246,16 +289,53 @@ static int bad_option(const char *arg, int opt, struct cli_error *e)
 /* What no single option can check. */
 static int check_combination(const struct cli_args *a, struct cli_error *e)
 {
+	const char *mode = a->compare[0] ? "--compare" : a->sweep ? "--sweep" : NULL;
+
 	if (a->record && a->clear)
 		return cli_fail(e, CLI_EXIT_USAGE,
 				"--record: -c takes no reading, there is nothing to record");
+	if (a->compare[0] && a->sweep)
+		return cli_fail(e, CLI_EXIT_USAGE, "--compare and --sweep: choose one");
+	if (mode && (a->clear || a->watch || a->record))
+		return cli_fail(e, CLI_EXIT_USAGE, "%s: not with %s", mode,
+				a->clear ? "-c" : a->watch ? "-w" : "--record");
+	if (a->compare[0] && a->device)
+		return cli_fail(e, CLI_EXIT_USAGE,
+				"--compare names both devices (--compare A B), not -d '%s'",
+				a->device);
+	if (mode && a->index)
+		return cli_fail(e, CLI_EXIT_USAGE, "%s: -i is not used", mode);
 	if (a->metrics && a->json)
 		return cli_fail(e, CLI_EXIT_USAGE,
 				"-M prints metrics, -j the raw counters: choose one");
-	if (a->list && (a->metrics || a->json || a->clear || a->record || a->watch))
+	if (a->list && (a->metrics || a->json || a->clear || a->record || a->watch || a->diagnose))
 		return cli_fail(e, CLI_EXIT_USAGE, "--list prints the names and exits: without %s",
 				a->metrics ? "-M" : a->json ? "-j" : a->clear ? "-c" :
-				a->record ? "--record" : "-w");
+				a->record ? "--record" : a->watch ? "-w" : "--diagnose");
+	if (a->diagnose && a->metrics)
+		return cli_fail(e, CLI_EXIT_USAGE,
+				"--diagnose adds to the report, -M replaces it: choose one");
+	if (mode && (a->metrics || a->list))
+		return cli_fail(e, CLI_EXIT_USAGE, "%s: not with %s", mode, a->metrics ? "-M" : "--list");
+	return 0;
+}
+
+/* The arguments that are no option: only --compare's second device. */
+static int positional(int argc, char **argv, struct cli_args *a, struct cli_error *e)
+{
+	if (a->compare[0] && optind == argc - 1) {
+		if (!*argv[optind])
+			return cli_fail(e, CLI_EXIT_USAGE, "--compare: empty device name");
+		a->compare[1] = argv[optind];
+		return 0;
+	}
+	if (optind < argc) {
+		int stray = a->compare[0] && optind + 1 < argc ? optind + 1 : optind;
+
+		return cli_fail(e, CLI_EXIT_USAGE, "stray argument '%s' (see --help)", argv[stray]);
+	}
+	if (a->compare[0])
+		return cli_fail(e, CLI_EXIT_USAGE, "--compare needs two devices: --compare A B");
 	return 0;
 }
 
@@ -287,8 +367,8 @@ int cli_parse(int argc, char **argv, struct cli_args *a, struct cli_error *e)
 		if (rc == CLI_STOP)
 			return 0;
 	}
-	if (optind < argc)
-		return cli_fail(e, CLI_EXIT_USAGE, "stray argument '%s' (see --help)", argv[optind]);
+	if (positional(argc, argv, a, e) < 0)
+		return -1;
 	return check_combination(a, e);
 }
 

@@ -81,6 +81,27 @@ int cli_print_whole(FILE *out, const char *buf, size_t len, bool stoppable, stru
 	return rc;
 }
 
+int cli_render_whole(FILE *out, int (*render)(FILE *, const void *, bool), const void *arg,
+		     bool json, const char *what, struct cli_error *e)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int rc;
+
+	if (!m)
+		return cli_fail(e, CLI_EXIT_RUNTIME, "out of memory");
+	rc = render(m, arg, json);
+	if (fclose(m) != 0 && rc == 0)
+		rc = -ENOMEM;
+	if (rc < 0)
+		cli_fail(e, CLI_EXIT_RUNTIME, "cannot render %s: %s", what, strerror(-rc));
+	else if ((rc = cli_print_whole(out, buf, len, true, e)) == -EINTR)
+		cli_fail(e, CLI_EXIT_RUNTIME, "interrupted before %s was complete", what);
+	free(buf);
+	return rc < 0 ? -1 : 0;
+}
+
 /* Measure and render one report into out. */
 static enum step one_report(struct cli_session *s, FILE *out, struct cli_error *e)
 {
@@ -110,6 +131,10 @@ static enum step one_report(struct cli_session *s, FILE *out, struct cli_error *
 		rep.reading = &s->second;
 		rep.interval = false;
 	}
+	rep.diagnose = a->diagnose;
+	if (a->diagnose && a->json &&
+	    cli_sim_truth(s->dev.bus, &s->dev.layout, rep.interval, &s->truth) == 0)
+		rep.truth = &s->truth;
 	if (a->metrics)
 		rc = pt_render_metrics(out, &rep, s->chosen, s->nchosen);
 	else
