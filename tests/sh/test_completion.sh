@@ -66,6 +66,8 @@ for p in tx-64B tx-1500B tx-4K; do has "--device=sim:tx" "$p"; done
 complete_line "$comp/$t" $f "$t -d sim:" >"$work/c"
 for p in $("$BIN/$t" --list-presets); do has "-d sim:" "$p"; done
 complete_line "$comp/$t" $f "$t -t 1 -d sim:slow" >"$work/c"; has "-t 1 -d sim:slow" slow-dma-consumer
+complete_line "$comp/$t" $f "$t --compare sim:idle sim:tag" >"$work/c"; has "--compare sim:idle sim:tag" tags-starved
+complete_line "$comp/$t" $f "$t --compare sim:tx-4" >"$work/c"; has "--compare sim:tx-4" tx-4K
 # files after image:, sim:, mmap: and --record
 mkdir -p "$work/d/sub"
 : >"$work/d/r1.regs"
