@@ -32,7 +32,9 @@ for args in "$cases"/*.args; do
 		bad "$name: the report without --diagnose changed"
 		continue
 	fi
-	if [ $rc -ne 0 ] || [ -s "$work/err" ]; then
+	# nothing on stderr but notes (two hand-made cases get one: their
+	# clocks hardly run)
+	if [ $rc -ne 0 ] || grep -qv '^nfb-pcie-telemetry: note: ' "$work/err"; then
 		bad "$name --diagnose: rc $rc, $(head -1 "$work/err")"
 		continue
 	fi
