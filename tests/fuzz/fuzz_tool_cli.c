@@ -189,10 +189,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fclose(err);
 	if (status < 0 || status > 2)
 		abort();
-	if (status == 0 && elen != 0)
-		abort();
-	if (status != 0 && !one_error_line(ebuf, elen))
-		abort();
+	{
+		/* notes first (what a run did or means), then nothing or the
+		 * error's one line */
+		size_t notes = ebuf ? cli_notes_length(ebuf, elen) : 0;
+
+		if (status == 0 && elen != notes)
+			abort();
+		if (status != 0 && !one_error_line(ebuf + notes, elen - notes))
+			abort();
+	}
 	if (status == 2 && olen != 0)
 		abort(); /* a usage error prints no report */
 	no_temp_left();

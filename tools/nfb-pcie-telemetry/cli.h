@@ -239,6 +239,12 @@ void cli_note_clear(struct cli_session *s);
  * interval shorter than ten read-outs of the slowest probe clock gives
  * coarse shares.  Each at most once a run. */
 void cli_note_report(struct cli_session *s, const struct pt_reading *r, double seconds);
+/* How a note starts. */
+#define CLI_NOTE_PREFIX CLI_PROG ": note: "
+/* The length of the notes at the start of what was written to the error
+ * stream (err, len): what follows them is the error, if any (for tests
+ * that check that an error is one line). */
+size_t cli_notes_length(const char *err, size_t len);
 
 /* ----------------------------------------------------------- devices.c */
 

@@ -26,7 +26,7 @@ static void note(FILE *err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fprintf(err, CLI_PROG ": note: %s\n", msg);
+	fprintf(err, CLI_NOTE_PREFIX "%s\n", msg);
 	fflush(err);
 }
 
@@ -111,4 +111,18 @@ void cli_note_report(struct cli_session *s, const struct pt_reading *r, double s
 			     t < 1e-3 ? "us" : t < 1 ? "ms" : "s");
 		s->noted_short = true;
 	}
+}
+
+size_t cli_notes_length(const char *err, size_t len)
+{
+	size_t n = 0, plen = strlen(CLI_NOTE_PREFIX);
+
+	while (len - n >= plen && memcmp(err + n, CLI_NOTE_PREFIX, plen) == 0) {
+		const char *nl = memchr(err + n, '\n', len - n);
+
+		if (!nl)
+			break;
+		n = (size_t)(nl - err) + 1;
+	}
+	return n;
 }
