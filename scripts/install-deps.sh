@@ -20,12 +20,13 @@ set -euo pipefail
 #          llvm backend, which links C code) and Python for the ctypes
 #          binding, man and groff for the man pages, bash-completion,
 #          binutils (nm) for the exported symbols, jq for the JSON of
-#          --diagnose
+#          --diagnose, what the exporter's tests start (promtool and a
+#          Prometheus server, curl; python3 reads Prometheus' API)
 #   bench  the benchmarks
 #   deb    `make deb`: building and checking the Debian packages
 SETS="
-build  gcc libc6-dev make cmake pkg-config libcmocka-dev libinih-dev libjansson-dev libfdt-dev
-test   clang libclang-rt-14-dev verilator g++ ghdl-llvm python3 man-db groff-base bash-completion binutils jq
+build  gcc libc6-dev make cmake pkg-config libcmocka-dev libinih-dev libjansson-dev libfdt-dev libmicrohttpd-dev
+test   clang libclang-rt-14-dev verilator g++ ghdl-llvm python3 man-db groff-base bash-completion binutils jq prometheus curl
 bench  hyperfine
 deb    dpkg-dev debhelper lintian fakeroot
 "

@@ -337,6 +337,105 @@ static int render(const struct run *r, int ovf, int overrun, char **buf, size_t 
 	return 0;
 }
 
+/* One repeat of R lines, or one data line, clocked `reps` times. */
+static int run_edges(struct ptm_tu_reader *rd, ptm_probe *p, struct run *r, uint64_t *cycle,
+		     uint64_t reps, const struct line_in *li)
+{
+	for (uint64_t i = 0; i < reps; i++, (*cycle)++) {
+		int rc = run_edge(p, r, *cycle, li);
+
+		if (rc == 0)
+			continue;
+		if (rc == -EPROTO)
+			ptm_tu_err(rd, NULL, "internal error: FIFO read-out out of order");
+		else if (rc == -E2BIG)
+			rc = ptm_tu_err(rd, NULL, "the run gives more than %u output lines",
+					PTM_TRACE_MAX_RESULTS);
+		else
+			ptm_tu_err(rd, NULL, "out of memory");
+		return rc;
+	}
+	return 0;
+}
+
+/* The END line: the body must have had CYCLES edges. */
+static int body_end(struct ptm_tu_reader *rd, const struct hdr *h, uint64_t cycle)
+{
+	int rc = ptm_tu_expect(rd, "END", 0);
+
+	if (rc == 0 && cycle != h->cycles)
+		rc = ptm_tu_err(rd, NULL, "body has %llu CLK edges, CYCLES (line %lu) says %llu",
+				(unsigned long long)cycle, h->line_cycles,
+				(unsigned long long)h->cycles);
+	return rc;
+}
+
+/* The body, line by line, up to and including END. */
+static int run_body(struct ptm_tu_reader *rd, const struct hdr *h, ptm_probe *p, struct run *r,
+		    struct ptm_tu_hex *tmp, struct line_in *li)
+{
+	uint64_t cycle = 0;
+	int have_line = 0, ended = 0, rc;
+
+	while ((rc = ptm_tu_next(rd)) > 0) {
+		uint64_t reps = 1;
+
+		if (ended)
+			return ptm_tu_err(rd, NULL, "'%.40s' after END", rd->field[0]);
+		if (strcmp(rd->field[0], "END") == 0) {
+			if ((rc = body_end(rd, h, cycle)))
+				return rc;
+			ended = 1;
+			continue;
+		}
+		if (strcmp(rd->field[0], "R") == 0) {
+			if ((rc = ptm_tu_expect(rd, "R", 1)))
+				return rc;
+			if (!have_line)
+				return ptm_tu_err(rd, "R", "repeat before the first data line");
+			if ((rc = ptm_tu_dec_field(rd, 1, "R", 0, UINT64_MAX, &reps)))
+				return rc;
+		} else {
+			if ((rc = parse_data_wide(rd, h, tmp, li)))
+				return rc;
+			have_line = 1;
+		}
+		if (reps > h->cycles - cycle)
+			return ptm_tu_err(rd, NULL, "body exceeds CYCLES %llu (line %lu)",
+					  (unsigned long long)h->cycles, h->line_cycles);
+		if ((rc = run_edges(rd, p, r, &cycle, reps, li)))
+			return rc;
+	}
+	if (rc < 0)
+		return rc;
+	return ended ? 0 : ptm_tu_err(rd, NULL, "missing END");
+}
+
+/* The read side drains the FIFO after the last line; then the output. */
+static int finish(struct ptm_tu_reader *rd, ptm_probe *p, struct run *r, const struct line_in *li,
+		  FILE *out, char *msg, size_t msglen)
+{
+	struct ptm_probe_mi_out mo = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	for (unsigned i = 0; i < FINAL_MI_EDGES; i++) {
+		ptm_probe_mi_clk(p, 0, li->flag_clr, 1, &mo);
+		if (mo.vld && r->fhead < r->ftail)
+			r->ev[r->fifo[r->fhead++]].kind = 'W';
+	}
+	ptm_probe_tx(p, &mo);
+	if ((rc = render(r, mo.fifo_ovf, mo.overrun, &buf, &len))) {
+		snprintf(msg, msglen, "%s: out of memory", rd->name);
+	} else if (fwrite(buf, 1, len, out) != len || fflush(out) != 0) {
+		rc = -EIO;
+		snprintf(msg, msglen, "%s: write error on the output", rd->name);
+	}
+	free(buf);
+	return rc;
+}
+
 int ptm_trace_probe_run(FILE *in, const char *name, FILE *out, char *msg, size_t msglen)
 {
 	struct ptm_tu_reader rd;
@@ -345,102 +444,21 @@ int ptm_trace_probe_run(FILE *in, const char *name, FILE *out, char *msg, size_t
 	ptm_probe *p = NULL;
 	struct ptm_tu_hex *tmp = malloc(sizeof(*tmp));
 	struct line_in *li = calloc(1, sizeof(*li));
-	char *buf = NULL;
-	size_t len = 0;
+	char gmsg[200];
 	int rc;
 
 	ptm_tu_init(&rd, in, name, msg, msglen);
 	if (!tmp || !li) {
 		rc = -ENOMEM;
 		snprintf(msg, msglen, "%s: out of memory", rd.name);
-		goto done;
-	}
-	if ((rc = parse_header(&rd, &h)))
-		goto done;
-	char gmsg[200];
-	if ((rc = ptm_probe_new(&h.g, &p, gmsg, sizeof(gmsg)))) {
+	} else if ((rc = parse_header(&rd, &h)) == 0 &&
+		   (rc = ptm_probe_new(&h.g, &p, gmsg, sizeof(gmsg))) != 0) {
 		ptm_tu_errf(msg, msglen, rd.name, h.line_dp, NULL, "%s", gmsg);
-		goto done;
 	}
-
-	uint64_t cycle = 0;
-	int have_line = 0, ended = 0;
-	while ((rc = ptm_tu_next(&rd)) > 0) {
-		if (ended) {
-			rc = ptm_tu_err(&rd, NULL, "'%.40s' after END", rd.field[0]);
-			goto done;
-		}
-		if (strcmp(rd.field[0], "END") == 0) {
-			if ((rc = ptm_tu_expect(&rd, "END", 0)))
-				goto done;
-			if (cycle != h.cycles) {
-				rc = ptm_tu_err(&rd, NULL,
-						"body has %llu CLK edges, CYCLES (line %lu) says %llu",
-						(unsigned long long)cycle, h.line_cycles,
-						(unsigned long long)h.cycles);
-				goto done;
-			}
-			ended = 1;
-			continue;
-		}
-		uint64_t reps = 1;
-		if (strcmp(rd.field[0], "R") == 0) {
-			if ((rc = ptm_tu_expect(&rd, "R", 1)))
-				goto done;
-			if (!have_line) {
-				rc = ptm_tu_err(&rd, "R", "repeat before the first data line");
-				goto done;
-			}
-			if ((rc = ptm_tu_dec_field(&rd, 1, "R", 0, UINT64_MAX, &reps)))
-				goto done;
-		} else {
-			if ((rc = parse_data_wide(&rd, &h, tmp, li)))
-				goto done;
-			have_line = 1;
-		}
-		if (reps > h.cycles - cycle) {
-			rc = ptm_tu_err(&rd, NULL, "body exceeds CYCLES %llu (line %lu)",
-					(unsigned long long)h.cycles, h.line_cycles);
-			goto done;
-		}
-		for (uint64_t i = 0; i < reps; i++, cycle++) {
-			if ((rc = run_edge(p, &r, cycle, li))) {
-				if (rc == -EPROTO)
-					ptm_tu_err(&rd, NULL, "internal error: FIFO read-out out of order");
-				else if (rc == -E2BIG)
-					rc = ptm_tu_err(&rd, NULL, "the run gives more than %u output lines",
-							PTM_TRACE_MAX_RESULTS);
-				else
-					ptm_tu_err(&rd, NULL, "out of memory");
-				goto done;
-			}
-		}
-	}
-	if (rc < 0)
-		goto done;
-	if (!ended) {
-		rc = ptm_tu_err(&rd, NULL, "missing END");
-		goto done;
-	}
-	struct ptm_probe_mi_out mo = { 0 };
-	for (unsigned i = 0; i < FINAL_MI_EDGES; i++) {
-		ptm_probe_mi_clk(p, 0, li->flag_clr, 1, &mo);
-		if (mo.vld && r.fhead < r.ftail)
-			r.ev[r.fifo[r.fhead++]].kind = 'W';
-	}
-	ptm_probe_tx(p, &mo);
-	if ((rc = render(&r, mo.fifo_ovf, mo.overrun, &buf, &len))) {
-		snprintf(msg, msglen, "%s: out of memory", rd.name);
-		goto done;
-	}
-	if (fwrite(buf, 1, len, out) != len || fflush(out) != 0) {
-		rc = -EIO;
-		snprintf(msg, msglen, "%s: write error on the output", rd.name);
-		goto done;
-	}
-	rc = 0;
-done:
-	free(buf);
+	if (rc == 0)
+		rc = run_body(&rd, &h, p, &r, tmp, li);
+	if (rc == 0)
+		rc = finish(&rd, p, &r, li, out, msg, msglen);
 	ptm_probe_free(p);
 	free(r.ev);
 	free(r.fifo);
