@@ -13,7 +13,9 @@
 #   share/man/manN/            man/*.N
 #   share/bash-completion/completions/   completion/*
 #   share/pcie-telemetry/      data/ (metric data files), hdl/ (the HDL
-#                              packages, shims and testbenches)
+#                              packages, shims and testbenches), contrib/
+#                              (the exporter's systemd unit, Prometheus and
+#                              Grafana examples)
 #   share/doc/pcie-telemetry/  README.md and docs/
 # `make uninstall` (the target uninstall) removes exactly what
 # install_manifest.txt lists, then the project's own folders if empty.
@@ -98,6 +100,11 @@ if(IS_DIRECTORY ${PROJECT_SOURCE_DIR}/data)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/data/ DESTINATION ${PT_DATADIR})
 endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/hdl DESTINATION ${PT_DATADIR})
+# contrib/: examples to copy and adjust (the exporter's systemd unit,
+# Prometheus and Grafana files), not active configuration
+if(IS_DIRECTORY ${PROJECT_SOURCE_DIR}/contrib)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/contrib DESTINATION ${PT_DATADIR})
+endif()
 file(GLOB PT_DOCS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/docs/*.md)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PT_DOCS} DESTINATION ${PT_DOCDIR})
 if(IS_DIRECTORY ${PROJECT_SOURCE_DIR}/docs/formats)

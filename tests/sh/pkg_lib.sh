@@ -32,7 +32,7 @@ commands() {
 # --version, which every command takes.
 options() {
 	{
-		"$BIN/$1" --help 2>/dev/null | grep -o -- '--[a-z][a-z0-9-]*'
+		"$BIN/$1" --help 2>/dev/null | grep -o -- '--[a-z][a-z0-9.-]*[a-z0-9]'
 		"$BIN/$1" --help 2>/dev/null | sed -n 's/^  *\(-[A-Za-z0-9]\), --.*/\1/p'
 		printf '%s\n' -h --help -V --version
 	} | sort -u

@@ -46,7 +46,7 @@ for cmd in $(commands); do
 		for sub in $(complete_line "$comp/$cmd" "$fn" "$cmd " | grep -v '^-'); do
 			complete_line "$comp/$cmd" "$fn" "$cmd $sub -"
 		done
-	} | sort -u >"$work/completed"
+	} | sed 's/=$//' | sort -u >"$work/completed"
 	options "$cmd" >"$work/opts"
 	diff "$work/opts" "$work/completed" >"$work/diff" && ok ||
 		bad "$cmd: the completion's options differ from --help (< --help, > completion): $(tr '\n' ' ' <"$work/diff")"
@@ -88,6 +88,12 @@ complete_line "$comp/$t" $f "$t -t " >"$work/c"; [ ! -s "$work/c" ] && ok || bad
 
 complete_line "$comp/$t" $f "$t -d libnfb-ext:$work/d/r" >"$work/c"; has "libnfb-ext:$work/d/r" "$work/d/r1.regs"
 complete_line "$comp/$t" $f "$t -d libnfb-ext:/x/e.so:s" >"$work/c"; has "libnfb-ext:/x/e.so:s" "sim"
+
+# the exporter: devices as for the tool
+complete_line "$comp/nfb-pcie-telemetry-exporter" _nfb_pcie_telemetry_exporter \
+	"nfb-pcie-telemetry-exporter -d sim:tx-1" >"$work/c"; has "exporter -d sim:tx-1" tx-1500B
+complete_line "$comp/nfb-pcie-telemetry-exporter" _nfb_pcie_telemetry_exporter \
+	"nfb-pcie-telemetry-exporter --web.l" >"$work/c"; has "exporter --web.l" --web.listen-address=
 
 # ptsimd: its commands, a preset after sim:
 complete_line "$comp/ptsimd" _ptsimd "ptsimd " >"$work/c"; for w in start run stop status; do has "ptsimd " $w; done

@@ -20,6 +20,17 @@ want=$(sed -n 's/^project(pcie_telemetry VERSION \([0-9][0-9.]*\).*/\1/p' "$SRC/
 got=$(sed -n '1s/^pcie-telemetry (\([^)]*\)).*/\1/p' "$SRC/debian/changelog")
 [ "$got" = "$want" ] && ok || bad "debian/changelog says $got, CMakeLists.txt $want"
 major=${want%%.*}
+# every pkg-config module the library needs is a Build-Depends and a
+# Depends of the -dev package (a new module's dependency fails here)
+build=$(cd "$BIN/.." && pwd)
+for m in $(sed -n 's/^Requires.private: *//p' "$build/pcie-telemetry.pc.in"); do
+	pc=$(pkg-config --variable=pcfiledir "$m")/$m.pc
+	dev=$(dpkg -S "$(realpath "$pc")" 2>/dev/null | head -1 | cut -d: -f1)
+	[ -n "$dev" ] || { bad "no Debian package holds $pc"; continue; }
+	sed -n '/^Build-Depends:/,/^[A-Z]/p' "$SRC/debian/control" | grep -qw "$dev" && ok || bad "$dev ($m) is not in Build-Depends"
+	sed -n '/^Package: libpcie-telemetry-dev/,/^Description/p' "$SRC/debian/control" | grep -qw "$dev" && ok ||
+		bad "$dev ($m) is not a Depends of libpcie-telemetry-dev"
+done
 
 JOBS=2 bash "$SRC/scripts/deb.sh" "$work/deb" >"$work/out" 2>&1
 rc=$?
@@ -39,6 +50,7 @@ for cmd in $(commands); do
 done
 has nfb-pcie-telemetry "^/usr/share/doc/nfb-pcie-telemetry/hardware.md.gz$"
 has nfb-pcie-telemetry "^/usr/lib/.*/libnfb-ext-pcie-telemetry.so$"
+[ ! -d "$SRC/contrib" ] || has nfb-pcie-telemetry "^/usr/share/pcie-telemetry/contrib/"
 has "libpcie-telemetry$major" "^/usr/lib/.*/libpcie-telemetry.so.$major$"
 for h in "$SRC"/include/pcie_telemetry/*.h; do has libpcie-telemetry-dev "^/usr/include/pcie_telemetry/$(basename "$h")$"; done
 has libpcie-telemetry-dev "^/usr/include/pcie_telemetry/version.h$"

@@ -36,7 +36,7 @@ for cmd in $(commands); do
 		grep -qF -- "$(roff "$o")" "$page" && ok || bad "$cmd: option $o is not in man/$cmd.1"
 	done <"$work/opts"
 	# and nothing the tool does not take (options in .TP entries of OPTIONS)
-	sed -n '/^\.SH OPTIONS/,/^\.SH /p' "$page" | grep -A1 '^\.TP' | grep -o '\\-\\-[a-z0-9\\-]*\|^\.BR* \\-[A-Za-z0-9]\b' |
+	sed -n '/^\.SH OPTIONS/,/^\.SH /p' "$page" | grep -A1 '^\.TP' | grep -o '\\-\\-[a-z0-9.\\-]*[a-z0-9]\|^\.BR* \\-[A-Za-z0-9]\b' |
 		sed 's/^\.BR* //; s/\\-/-/g' | sort -u >"$work/documented"
 	while read -r o; do
 		grep -qx -- "$o" "$work/opts" && ok || bad "man/$cmd.1 documents $o, which $cmd --help does not list"
