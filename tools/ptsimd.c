@@ -1,7 +1,7 @@
 /*
  * ptsimd: the daemon that owns one simulated card per device string and
  * serves it to every process that opens it through the libnfb extension
- * libnfb-ext-pcie-telemetry.so (docs/ptsimd.md, docs/nfb-ext.md).
+ * libnfb-ext-pcie-telemetry.so (man/ptsimd.1, docs/nfb-ext.md).
  *
  *   ptsimd start [--idle SEC] DEVICE   start the card in the background
  *   ptsimd run [--idle SEC] DEVICE     serve it in the foreground

@@ -131,6 +131,35 @@ int pt_bus_is_nfbext(const char *device);
 int pt_bus_have_nfb(void);
 
 /*
+ * What this machine offers, for `nfb-pcie-telemetry --list-devices`:
+ *   "nfb"  every libnfb device (/dev/nfbN, and $LIBNFB_DEFAULT_DEV when it
+ *          names another one), one entry per PCIe telemetry component
+ *          (-d DEVICE -i INDEX), or one entry with index -1 when it holds
+ *          none or cannot be opened (note says why); none in a build
+ *          without libnfb
+ *   "pci"  every PCI function of a CESNET card (vendor 0x18ec) in sysfs,
+ *          whatever its driver: device is "pci:DOMAIN:BUS:DEV.FN", to
+ *          which the component's offset in its BAR must be added
+ * The sysfs root is $PT_SYSFS_ROOT when set (for tests: a fake tree), else
+ * /sys; pt_bus_open_pci() uses the same.  *out is an array of *n entries
+ * (NULL when none), freed with free().  Returns 0 or a negative errno
+ * with a one-line message.
+ */
+struct pt_bus_found {
+	char kind[8];          /* "nfb" or "pci" */
+	char device[256];      /* what -d takes (pci: without @OFFSET) */
+	int index;             /* -i of the component; -1: none */
+	char path[256];        /* nfb: the component's DeviceTree path; pci: the sysfs folder */
+	char note[256];        /* nfb: why the device cannot be used, "" when it can */
+	unsigned vendor, device_id, subsystem_vendor, subsystem_device; /* pci */
+	char driver[64];       /* pci: the bound driver ("nfb"), "" when none */
+	uint64_t bar_size[6];  /* pci: size of each memory BAR, 0 when none */
+};
+int pt_bus_list(struct pt_bus_found **out, size_t *n, char *msg, size_t msglen);
+/* The sysfs root: $PT_SYSFS_ROOT or "/sys". */
+const char *pt_bus_sysfs_root(void);
+
+/*
  * Stop requests (async-signal-safe): a signal handler calls
  * pt_bus_request_stop(); a backend's wait() then returns -EINTR early
  * instead of sleeping on, and callers can check pt_bus_stop_requested().

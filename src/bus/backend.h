@@ -57,4 +57,18 @@ int pt_bus_fail(struct pt_bus *b, int err, const char *fmt, ...)
 int pt_bus_realtime_now(struct pt_bus *b, double *seconds);
 int pt_bus_realtime_wait(struct pt_bus *b, double seconds);
 
+/* The compatible string of the component in an NFB DeviceTree. */
+#define PT_NFB_COMPATIBLE "cesnet,ofm,pcie_telemetry_mi"
+
+/* A growing list of pt_bus_list(): a new zeroed entry at its end (index
+ * -1), NULL when out of memory. */
+struct pt_bus_found_list {
+	struct pt_bus_found *v;
+	size_t n, cap;
+};
+struct pt_bus_found *pt_bus_found_add(struct pt_bus_found_list *l);
+/* The libnfb devices and their components into l (src/bus/nfb_list.c;
+ * nothing without libnfb).  Returns 0 or -ENOMEM. */
+int pt_bus_list_nfb(struct pt_bus_found_list *l);
+
 #endif

@@ -13,8 +13,6 @@
 
 #include "bus/backend.h"
 
-#define PT_NFB_COMPATIBLE "cesnet,ofm,pcie_telemetry_mi"
-
 #ifdef PT_HAVE_NFB
 #ifndef PT_NFB_DECLARED /* tests/unit/test_bus_nfb.c brings its own libnfb */
 #include <nfb/nfb.h>

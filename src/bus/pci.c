@@ -3,7 +3,8 @@
  *
  *   pci:DOMAIN:BUS:DEV.FN[/BAR]@OFFSET
  *
- * maps /sys/bus/pci/devices/DOMAIN:BUS:DEV.FN/resource<BAR> at the page
+ * maps /sys/bus/pci/devices/DOMAIN:BUS:DEV.FN/resource<BAR> (under
+ * $PT_SYSFS_ROOT instead of /sys when set, for tests) at the page
  * holding OFFSET (the component's address inside the BAR) and accesses
  * its 64 KiB with volatile 32-bit loads and stores, as the MI bus expects.
  * pt_bus_open_mmap_file() is the same code for any file, so a test can map
@@ -263,7 +264,7 @@ int pt_bus_open_pci(const char *spec, struct pt_bus **out, char *msg, size_t msg
 {
 	uint64_t dom, bus, dev, fn, bar = 0, off;
 	const char *s = spec;
-	char path[256], device[256];
+	char path[1024], device[256];
 	struct stat st;
 	int rc;
 
@@ -306,8 +307,8 @@ int pt_bus_open_pci(const char *spec, struct pt_bus **out, char *msg, size_t msg
 	snprintf(device, sizeof(device), "pci:%04llx:%02llx:%02llx.%llx/%llu@0x%llX",
 		 (unsigned long long)dom, (unsigned long long)bus, (unsigned long long)dev,
 		 (unsigned long long)fn, (unsigned long long)bar, (unsigned long long)off);
-	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%04llx:%02llx:%02llx.%llx",
-		 (unsigned long long)dom, (unsigned long long)bus, (unsigned long long)dev,
+	snprintf(path, sizeof(path), "%s/bus/pci/devices/%04llx:%02llx:%02llx.%llx",
+		 pt_bus_sysfs_root(), (unsigned long long)dom, (unsigned long long)bus, (unsigned long long)dev,
 		 (unsigned long long)fn);
 	if (stat(path, &st) < 0) {
 		rc = -errno;

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "pcie_telemetry/bus.h"
+#include "pcie_telemetry/env.h"
 #include "util/pt_util.h"
 
 /* The bus and the validated layout.  Clearing needs no layout: like
@@ -51,7 +52,10 @@ static int clear_counters(struct cli_session *s, struct cli_error *e)
 	if (pt_dev_clear(&s->dev, e->msg, sizeof(e->msg)) < 0)
 		return CLI_EXIT_RUNTIME;
 	/* the counters are cleared: say so, even when a signal comes */
-	return cli_print_whole(s->out, done, sizeof(done) - 1, false, e) < 0 ? CLI_EXIT_RUNTIME : 0;
+	if (cli_print_whole(s->out, done, sizeof(done) - 1, false, e) < 0)
+		return CLI_EXIT_RUNTIME;
+	cli_note_clear(s);
+	return 0;
 }
 
 /* Everything after the command line; returns the exit status. */
@@ -121,6 +125,17 @@ int pt_cli_main(int argc, char **argv, FILE *out, FILE *err)
 		fprintf(out, CLI_PROG " %s (pcie-telemetry, libnfb backend %s)\n", PT_VERSION_STRING,
 			pt_bus_have_nfb() ? "built in" : "not built");
 		return cli_printed(out, err);
+	}
+	if (a.action == CLI_LIST_PRESETS) {
+		for (size_t i = 0; i < pte_preset_count(); i++)
+			fprintf(out, "%s\n", pte_preset_name(i));
+		return cli_printed(out, err);
+	}
+	if (a.action == CLI_LIST_DEVICES) {
+		status = cli_list_devices(out, &e);
+		if (status != 0)
+			cli_print_error(err, e.msg);
+		return status ? status : cli_printed(out, err);
 	}
 	if (a.top && cli_top_check(out, &e) < 0) {
 		cli_print_error(err, e.msg);

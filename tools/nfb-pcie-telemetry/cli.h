@@ -15,6 +15,8 @@
  *   truth.c     the simulated card's ground truth for --diagnose -j
  *   compare.c   --compare A B: two devices measured side by side
  *   sweep.c     --sweep KEY=V1,V2,...: a scenario key over values
+ *   notes.c     notes on the error stream about what a run did or means
+ *   devices.c   --list-devices: what this machine offers
  *
  * A new option is one row of cli_options[] (options.c) with its handler;
  * the fields it sets go into struct cli_args.
@@ -64,8 +66,8 @@ int cli_fail(struct cli_error *e, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* "nfb-pcie-telemetry: MSG\n" on err, control characters escaped, so
  * that an echoed argument never breaks the line.  A run that succeeds
- * prints nothing there but, at its end, one warning (wrap.c) that begins
- * with CLI_WARNING. */
+ * prints nothing there but notes (notes.c) and, at its end, one warning
+ * (wrap.c) that begins with CLI_WARNING. */
 #define CLI_WARNING CLI_PROG ": warning: "
 void cli_print_error(FILE *err, const char *msg);
 /* After --help or --version: 0, or 1 with a message when out could not
@@ -74,7 +76,7 @@ int cli_printed(FILE *out, FILE *err);
 
 /* ----------------------------------------------------------- options.c */
 
-enum cli_action { CLI_RUN, CLI_HELP, CLI_VERSION };
+enum cli_action { CLI_RUN, CLI_HELP, CLI_VERSION, CLI_LIST_DEVICES, CLI_LIST_PRESETS };
 
 /* The intervals of --top (-t, and the steps of + and -), seconds. */
 #define CLI_TOP_MIN_INTERVAL 0.1
@@ -241,10 +243,12 @@ struct cli_session {
 	struct pt_truth truth; /* a simulated card's, for --diagnose -j */
 	struct cli_recorder rec;
 	FILE *out, *err;
+	bool noted_totals, noted_short; /* notes.c: each note once a run */
 	struct pt_metric_set *metrics; /* bound to dev.layout, built-in ones first */
 	unsigned *chosen;              /* -M: instances of metrics, in set order */
 	unsigned nchosen;
 	unsigned long reports;         /* reports printed so far */
+	double seconds;                /* the last report's interval (0: totals) */
 	struct cli_wrap wrap;
 	struct cli_source src;
 	unsigned *all;                 /* a series without -M: every instance */
@@ -272,6 +276,33 @@ int cli_render_whole(FILE *out, int (*render)(FILE *, const void *, bool), const
 /* The same for a descriptor; stoppable: return -EINTR as above. */
 int cli_write_all(int fd, const char *buf, size_t len, bool stoppable);
 
+/* ------------------------------------------------------------- notes.c */
+
+/*
+ * Notes go to the error stream as "nfb-pcie-telemetry: note: ...", never
+ * to the output, which stays what upstream prints.
+ */
+/* After -c: what the clear did on a device that is no card (an image is
+ * a replay, a dump mapped without ,rw is never written, a simulated card
+ * ends with the run); nothing for a card. */
+void cli_note_clear(struct cli_session *s);
+/* After a report: -t 0 on a simulated card covers its warm-up alone; an
+ * interval shorter than ten read-outs of the slowest probe clock gives
+ * coarse shares.  Each at most once a run. */
+void cli_note_report(struct cli_session *s, const struct pt_reading *r, double seconds);
+/* How a note starts. */
+#define CLI_NOTE_PREFIX CLI_PROG ": note: "
+/* The length of the notes and warnings (CLI_WARNING) at the start of what
+ * was written to the error stream (err, len): what follows them is the
+ * error, if any (for tests that check that an error is one line). */
+size_t cli_notes_length(const char *err, size_t len);
+
+/* ----------------------------------------------------------- devices.c */
+
+/* --list-devices: the libnfb devices with their components, the PCI
+ * functions of CESNET cards, and the -d string of each, on out.
+ * Returns the exit status (e set when it is not 0). */
+int cli_list_devices(FILE *out, struct cli_error *e);
 /* ----------------------------------------------------------- metrics.c */
 
 /*

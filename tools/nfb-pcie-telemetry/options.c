@@ -243,6 +243,15 @@ const struct cli_option cli_options[] = {
 	  "keys: q quit, space pause, + - interval, e endpoint,\n"
 	  "c clear, ? help; docs/top.md)",
 	  FLAG(top) },
+	{ "list-devices", 0, NULL, NULL,
+	  "list the NFB devices and their components, the PCI\n"
+	  "functions of CESNET cards and the -d string of\n"
+	  "each, and exit",
+	  .take = take_action, .action = CLI_LIST_DEVICES },
+	{ "list-presets", 0, NULL, NULL,
+	  "print the names of the presets of the simulated\n"
+	  "card (sim:PRESET), one a line, and exit",
+	  .take = take_action, .action = CLI_LIST_PRESETS },
 	{ "help", 'h', NULL, NULL, "show this help and exit", .take = take_action,
 	  .action = CLI_HELP },
 	{ "version", 'V', NULL, NULL, "show the version and exit", .take = take_action,

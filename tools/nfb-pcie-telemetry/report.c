@@ -126,6 +126,7 @@ static enum cli_step one_report(struct cli_session *s, FILE *out, struct cli_err
 		rep.reading = &s->diff;
 		rep.interval = true;
 		rep.seconds = s->second.time - s->first.time;
+		s->seconds = rep.seconds;
 		if (cli_wrap_check(s, &s->diff, rep.seconds, e) < 0)
 			return STEP_FAILED;
 	} else {
@@ -181,6 +182,10 @@ static enum cli_step report_step(struct cli_session *s, struct cli_error *e)
 			st = STEP_FAILED;
 		if (rc < 0)
 			cli_record_undo(&s->rec);
+		else if (s->a->interval > 0)
+			cli_note_report(s, &s->diff, s->seconds);
+		else
+			cli_note_report(s, &s->second, 0.0);
 		if (rc == 0)
 			s->reports++;
 	}

@@ -240,6 +240,7 @@ enum cli_step cli_series_step(struct cli_session *s, FILE *out, struct cli_error
 	if (rep.interval) {
 		pt_reading_diff(&s->dev.layout, &s->first, &s->second, &s->diff);
 		rep.seconds = s->second.time - s->first.time;
+		s->seconds = rep.seconds;
 		if (cli_wrap_check(s, &s->diff, rep.seconds, e) < 0)
 			return STEP_FAILED;
 		/* the second reading begins the next interval */
