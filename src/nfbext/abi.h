@@ -13,9 +13,9 @@
  * bus ops with the absolute bus address (component base + offset), after
  * libnfb checked offset + nbyte against the component's size.
  *
- * Used by the extension (src/nfbext/ext*.c), by the libnfb-ext backend of
- * the tool (src/bus/nfbext.c), which loads an extension as libnfb does,
- * and by the harness test.
+ * Used by the extension (plugins/libnfb-ext-pcie-telemetry/), by the
+ * libnfb-ext backend of the tool (src/bus/nfbext.c), which loads an
+ * extension as libnfb does, and by the harness test.
  */
 #ifndef PT_NFBEXT_ABI_H
 #define PT_NFBEXT_ABI_H

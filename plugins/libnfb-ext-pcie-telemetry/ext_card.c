@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nfbext/ext_priv.h"
+#include "ext_priv.h"
 #include "pcie_telemetry/regs.h"
 
 extern char **environ;

@@ -1,6 +1,6 @@
 /*
  * pcie-telemetry: the inside of the libnfb extension
- * libnfb-ext-pcie-telemetry.so (private to src/nfbext/ext*.c).
+ * libnfb-ext-pcie-telemetry.so (private to this folder).
  *
  * A device is either a simulated card, reached through its daemon
  * (ext_card.c), or register images replayed in this process (ext.c); its

@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "nfbext/abi.h"
-#include "nfbext/ext_priv.h"
+#include "ext_priv.h"
 #include "pcie_telemetry/regs.h"
 #include "util/pt_util.h"
 

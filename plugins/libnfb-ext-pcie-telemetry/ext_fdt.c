@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "nfbext/abi.h"
-#include "nfbext/ext_priv.h"
+#include "ext_priv.h"
 #include "pcie_telemetry/regs.h"
 
 #define DT_VERSION 0x00010000u /* the firmware's DevTree.tcl */
