@@ -363,7 +363,28 @@ void pte_dma_quiet_slice(struct port *pt, uint64_t d);
 /* ---- PTC resources (ptc.c) -------------------------------------------------- */
 
 void pte_lvl_begin(struct lvl *l);
-void pte_lvl_set(struct lvl *l, uint64_t t, uint32_t v);
+/* The histogram band of a level: none, at most an eighth, at most half,
+ * more (firmware-behavior.md 3.2). */
+static inline unsigned pte_lvl_band(const struct lvl *l, uint32_t v)
+{
+	return v == 0 ? 0u : v <= (l->cap >> 3) ? 1u : v <= (l->cap >> 1) ? 2u : 3u;
+}
+/* The level is v from slice cycle t on (t before the last change: at it). */
+static inline void pte_lvl_set(struct lvl *l, uint64_t t, uint32_t v)
+{
+	if (t < l->since)
+		t = l->since;
+	uint64_t dt = t - l->since;
+	l->band[l->cb] += dt;
+	if (l->full > l->cur)
+		l->used_area += (double)(l->full - l->cur) * (double)dt;
+	l->since = t;
+	l->cur = v;
+	if (v < l->min)
+		l->min = v;
+	l->cb = (uint8_t)pte_lvl_band(l, v);
+	l->bval[l->cb] = v;
+}
 /* From t on: n pulses of len cycles at lo, hi in between (gaps cycles in
  * all, n - 1 of them) and after the last; as 2n pte_lvl_set calls. */
 void pte_lvl_pulses(struct lvl *l, uint64_t t, uint32_t lo, uint32_t hi, uint64_t n,
@@ -373,7 +394,12 @@ void pte_lvl_pulses(struct lvl *l, uint64_t t, uint32_t lo, uint32_t hi, uint64_
 void pte_lvl_close(struct lvl *l, uint64_t S, uint64_t *truth_band);
 /* The runs of the emission. */
 void pte_lvl_runs(struct lvl *l);
-uint32_t pte_st_free(const struct ep *e);
+/* Free storage FIFO words. */
+static inline uint32_t pte_st_free(const struct ep *e)
+{
+	uint64_t cap = e->info.stfifo_words, st = e->ptc.stored;
+	return (uint32_t)(cap > st ? cap - st : 0);
+}
 /* Tags and credits that came back by `now`; T0 = start of the slice. */
 int pte_apply_releases_due(struct ep *e, int64_t now, int64_t T0);
 static inline int pte_apply_releases(struct ep *e, int64_t now, int64_t T0)
@@ -445,10 +471,21 @@ int pte_rc_step(struct ep *e, int64_t T0, uint64_t S, int rq_active);
 /* ---- link (link.c) -------------------------------------------------------------- */
 
 void pte_link_init(struct ep *e, double pcie_hz);
-/* 1 with *wait cycles when the Hard IP's buffer takes no TLP now. */
-int pte_link_wait(struct ep *e, int64_t now, uint64_t *wait);
+/* 1 with *wait cycles when the Hard IP's buffer takes no TLP now (the
+ * buffer neither held nor full: 0 at once). */
+int pte_link_wait_slow(struct ep *e, int64_t now, uint64_t *wait);
+static inline int pte_link_wait(struct ep *e, int64_t now, uint64_t *wait)
+{
+	if (!e->link.up_hold && e->link.up_t - (double)now <= e->link.up_buf)
+		return 0;
+	return pte_link_wait_slow(e, now, wait);
+}
 /* k TLPs of `bytes` (header included) leave upstream from `now` on. */
-void pte_link_send(struct ep *e, int64_t now, uint32_t bytes, uint64_t k);
+static inline void pte_link_send(struct ep *e, int64_t now, uint32_t bytes, uint64_t k)
+{
+	double t = e->link.up_t > (double)now ? e->link.up_t : (double)now;
+	e->link.up_t = t + (double)k * (double)(bytes + e->info.tlp_framing_bytes) / e->link.up_Bpc;
+}
 /* Upstream backlog beyond the Hard IP's buffer at `now`? */
 static inline int pte_link_full(const struct ep *e, int64_t now)
 {

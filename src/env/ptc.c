@@ -15,11 +15,9 @@
 
 /* ---- levels (tags, storage FIFO) ------------------------------------------ */
 
-/* The histogram band of a level: none, at most an eighth, at most half,
- * more (firmware-behavior.md 3.2). */
 static inline unsigned band(const struct lvl *l, uint32_t v)
 {
-	return v == 0 ? 0u : v <= (l->cap >> 3) ? 1u : v <= (l->cap >> 1) ? 2u : 3u;
+	return pte_lvl_band(l, v);
 }
 
 void pte_lvl_begin(struct lvl *l)
@@ -30,22 +28,6 @@ void pte_lvl_begin(struct lvl *l)
 	l->min = l->cur;
 	l->cb = (uint8_t)band(l, l->cur);
 	l->bval[l->cb] = l->cur;
-}
-
-void pte_lvl_set(struct lvl *l, uint64_t t, uint32_t v)
-{
-	if (t < l->since)
-		t = l->since;
-	uint64_t dt = t - l->since;
-	l->band[l->cb] += dt;
-	if (l->full > l->cur)
-		l->used_area += (double)(l->full - l->cur) * (double)dt;
-	l->since = t;
-	l->cur = v;
-	if (v < l->min)
-		l->min = v;
-	l->cb = (uint8_t)band(l, v);
-	l->bval[l->cb] = v;
 }
 
 void pte_lvl_pulses(struct lvl *l, uint64_t t, uint32_t lo, uint32_t hi, uint64_t n,
@@ -105,12 +87,6 @@ void pte_lvl_runs(struct lvl *l)
 							       l->bval[order[i]] };
 	memset(l->e_band, 0, sizeof(l->e_band));
 	l->e_min = l->cur;
-}
-
-uint32_t pte_st_free(const struct ep *e)
-{
-	uint64_t cap = e->info.stfifo_words, st = e->ptc.stored;
-	return (uint32_t)(cap > st ? cap - st : 0);
 }
 
 /* ---- tags and credits coming back ----------------------------------------- */
