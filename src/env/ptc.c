@@ -198,7 +198,7 @@ static uint64_t fifo_room(struct ep *e, struct port *pt, unsigned port, uint64_t
 	fifo_caps(e, pt, port, w, reg, fifo_now(pt), &capw, &caph);
 	uint64_t roomw = capw > pt->af_words ? capw - pt->af_words : 0;
 	uint64_t roomh = caph > pt->af_hdrs ? caph - pt->af_hdrs : 0;
-	if (k > roomw / w)
+	if (k * w > roomw) /* k > roomw / w, without dividing while it is not */
 		k = roomw / w;
 	if (k > roomh)
 		k = roomh;
@@ -265,7 +265,7 @@ int pte_push_moves(struct ep *e, uint64_t t)
 		const struct size_cache *z = size_of(e, f->bytes);
 		const uint64_t w = z->w, reg = z->reg;
 		uint64_t k = f->count;
-		if (k * f->bytes > allowed - u->done) {
+		if (k > 1 && k * f->bytes > allowed - u->done) {
 			uint64_t kb = (allowed - u->done) / f->bytes + 1;
 			if (k > kb)
 				k = kb;

@@ -495,26 +495,25 @@ static void read_wait(struct ep *e, int64_t T0, uint64_t S, uint64_t trq, enum p
 
 /* ---- a group of reads --------------------------------------------------------------- */
 
+/* min(k, room / per), dividing only when the room binds (k * per > room
+ * is k > room / per; k is at most a group's TLPs or a run's requests). */
+static inline uint64_t min_div(uint64_t k, uint64_t room, uint64_t per)
+{
+	return k * per > room ? room / per : k;
+}
+
 /* Requests of a uniform run that go as one group: all that fit. */
 static uint64_t uniform_count(const struct ep *e, const struct req *r, const struct split_cache *u)
 {
 	const struct ptc *p = &e->ptc;
 	unsigned m = u->ntlp, freet = p->tags_pool - p->tags_used;
-	uint64_t k = r->count, lim;
+	uint64_t k = r->count;
 
-	if (k > (READS_PER_GROUP + m - 1) / m)
-		k = (READS_PER_GROUP + m - 1) / m;
-	lim = (freet - p->notready) / m;
-	if (k > lim)
-		k = lim;
-	lim = (e->info.stfifo_words - p->stored - p->reserved) / u->w;
-	if (k > lim)
-		k = lim;
-	if (e->info.cpl_headers) {
-		lim = (e->info.cpl_headers - p->cplh_used) / u->h;
-		if (k > lim)
-			k = lim;
-	}
+	k = min_div(k, READS_PER_GROUP + m - 1, m);
+	k = min_div(k, freet - p->notready, m);
+	k = min_div(k, e->info.stfifo_words - p->stored - p->reserved, u->w);
+	if (e->info.cpl_headers)
+		k = min_div(k, e->info.cpl_headers - p->cplh_used, u->h);
 	return k;
 }
 
@@ -650,22 +649,17 @@ static uint64_t read_whole(struct ep *e, const struct req *r, struct ent *x, uin
 
 	if (!q)
 		return 0;
-	uint64_t k = (READS_PER_GROUP - tlps) / q->ntlp, lim;
-	lim = (p->tags_pool - p->tags_used - p->notready) / q->ntlp;
-	if (p->tags_pool - p->tags_used < p->notready)
-		lim = 0;
-	if (k > lim)
-		k = lim;
-	lim = p->stored + p->reserved < e->info.stfifo_words
-		      ? (e->info.stfifo_words - p->stored - p->reserved) / q->w
-		      : 0;
-	if (k > lim)
-		k = lim;
-	if (e->info.cpl_headers) {
-		lim = p->cplh_used < e->info.cpl_headers ? (e->info.cpl_headers - p->cplh_used) / q->h : 0;
-		if (k > lim)
-			k = lim;
-	}
+	uint64_t k = q->ntlp == 1 ? READS_PER_GROUP - tlps : (READS_PER_GROUP - tlps) / q->ntlp;
+	k = p->tags_pool - p->tags_used < p->notready
+		    ? 0
+		    : min_div(k, p->tags_pool - p->tags_used - p->notready, q->ntlp);
+	k = p->stored + p->reserved < e->info.stfifo_words
+		    ? min_div(k, e->info.stfifo_words - p->stored - p->reserved, q->w)
+		    : 0;
+	if (e->info.cpl_headers)
+		k = p->cplh_used < e->info.cpl_headers
+			    ? min_div(k, e->info.cpl_headers - p->cplh_used, q->h)
+			    : 0;
 	if (!k || !(k = alike_from_head(e, r, k)))
 		return 0;
 	struct cpl_run run[MAX_RUNS_PER_ENT];
