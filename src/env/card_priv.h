@@ -431,6 +431,8 @@ static inline int pte_push_progress(struct ep *e, uint64_t t)
 {
 	if (!e->ptc.st.n || e->push.held)
 		return 0; /* nothing to push, or held to the end of the slice */
+	if (t <= e->push.slice_len && e->push.done >= t * e->geo.rc_word)
+		return 0; /* the budget up to t is used up (as pte_push_moves finds) */
 	return pte_push_moves(e, t);
 }
 void pte_push_begin(struct ep *e, uint64_t S, uint64_t d_next);
