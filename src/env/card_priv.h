@@ -43,7 +43,9 @@ enum pte_brake {
 struct lvl {
 	uint32_t cur, cap, min;
 	uint32_t full;             /* value when nothing is used */
-	double used_area;          /* sum over cycles of (full - value) */
+	uint64_t used_area;        /* sum over cycles of (full - value), this slice
+				    * (exact: the sums of doubles it replaces were
+				    * exact too, integers far below 2^53) */
 	uint64_t since;
 	uint8_t cb;                /* band of cur */
 	uint64_t band[4];          /* cycles in each band, this slice */
@@ -367,7 +369,8 @@ void pte_lvl_begin(struct lvl *l);
  * more (firmware-behavior.md 3.2). */
 static inline unsigned pte_lvl_band(const struct lvl *l, uint32_t v)
 {
-	return v == 0 ? 0u : v <= (l->cap >> 3) ? 1u : v <= (l->cap >> 1) ? 2u : 3u;
+	/* 0 for 0, else 1 plus one for each threshold v is above */
+	return (unsigned)(v != 0) + (unsigned)(v > (l->cap >> 3)) + (unsigned)(v > (l->cap >> 1));
 }
 /* The level is v from slice cycle t on (t before the last change: at it). */
 static inline void pte_lvl_set(struct lvl *l, uint64_t t, uint32_t v)
@@ -377,7 +380,7 @@ static inline void pte_lvl_set(struct lvl *l, uint64_t t, uint32_t v)
 	uint64_t dt = t - l->since;
 	l->band[l->cb] += dt;
 	if (l->full > l->cur)
-		l->used_area += (double)(l->full - l->cur) * (double)dt;
+		l->used_area += (uint64_t)(l->full - l->cur) * dt;
 	l->since = t;
 	l->cur = v;
 	if (v < l->min)

@@ -43,9 +43,9 @@ void pte_lvl_pulses(struct lvl *l, uint64_t t, uint32_t lo, uint32_t hi, uint64_
 	l->band[bl] += tl;
 	l->band[bh] += th;
 	if (l->full > lo)
-		l->used_area += (double)(l->full - lo) * (double)tl;
+		l->used_area += (uint64_t)(l->full - lo) * tl;
 	if (l->full > hi)
-		l->used_area += (double)(l->full - hi) * (double)th;
+		l->used_area += (uint64_t)(l->full - hi) * th;
 	l->since = t + tl + th;
 	l->bval[bl] = lo;
 	l->bval[bh] = hi;
