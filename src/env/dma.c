@@ -76,8 +76,9 @@ static void gen_kind(struct port *pt, unsigned pidx, int write, double gbps,
 		const uint64_t lim_r = max ? target_reqs : 4 * target_reqs;
 		uint64_t cr = max ? 0 : (uint64_t)*credit;
 		double frac = max ? 0.0 : *credit - (double)cr;
+		struct rng g = pt->rng; /* in registers while it draws */
 		while (reqs < lim_r && !(max && write && bytes >= target_bytes)) {
-			unsigned i = pte_rng_pick_fast(&pt->rng, pk);
+			unsigned i = pte_rng_pick_fast(&g, pk);
 			uint32_t size = d->size[i];
 			if (!max) {
 				if (cr < size)
@@ -88,6 +89,7 @@ static void gen_kind(struct port *pt, unsigned pidx, int write, double gbps,
 			reqs++;
 			bytes += size;
 		}
+		pt->rng = g;
 		if (!max)
 			*credit = (double)cr + frac;
 	}
