@@ -61,6 +61,7 @@ struct ep_geom {
 	unsigned R_rq, N_rq, R_rc, N_rc; /* regions, items per region */
 	unsigned R_up, N_up, R_dn, N_dn;
 	unsigned rc_word, dn_word, IB;   /* bytes of an RC and a DOWN word, of an item */
+	unsigned ib_sh;                  /* IB = 1 << ib_sh, 32: not a power of two */
 };
 
 /* Both directions of the PCIe link. */
@@ -86,6 +87,7 @@ struct host {
 	double ns_per_cycle;
 	int64_t lat_min;
 	unsigned cpl_bytes;        /* completion size */
+	uint64_t cpl_mask;         /* cpl_bytes - 1 for a power of two, else 0 */
 	struct rng rng;
 	struct cpl_size size[CPL_SIZES];
 };
@@ -344,9 +346,17 @@ static inline int64_t pte_ceil(double v)
 	return i + ((double)i < v);
 }
 
+/* Where address a is in a host completion block (a % cpl_bytes). */
+static inline uint32_t pte_cpl_off(const struct host *h, uint64_t a)
+{
+	return (uint32_t)(h->cpl_mask ? a & h->cpl_mask : a % h->cpl_bytes);
+}
+
 /* MFB items of a frame of that many bytes. */
 static inline uint32_t pte_items(const struct ep *e, uint32_t bytes)
 {
+	if (e->geo.ib_sh < 32)
+		return (uint32_t)(((uint64_t)bytes + e->geo.IB - 1) >> e->geo.ib_sh);
 	return pte_cdiv32(bytes, e->geo.IB);
 }
 

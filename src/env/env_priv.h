@@ -311,6 +311,7 @@ struct pte_wop {
 struct pte_wt {
 	unsigned R, N;
 	unsigned rsh;         /* R = 1 << rsh, 32: not a power of two */
+	unsigned nsh;         /* N = 1 << nsh, 32: not a power of two */
 	uint32_t last_items;  /* regions of frames of the last length */
 	uint64_t last_regs;
 	uint64_t S, placed, used;
@@ -376,7 +377,8 @@ static inline uint64_t pte_wt_regions(struct pte_wt *a, uint32_t items)
 {
 	if (items != a->last_items) {
 		a->last_items = items;
-		a->last_regs = (items + a->N - 1) / a->N;
+		a->last_regs = a->nsh < 32 ? ((uint64_t)items + a->N - 1) >> a->nsh
+					   : (items + a->N - 1) / a->N;
 	}
 	return a->last_regs;
 }

@@ -40,7 +40,7 @@ unsigned pte_cpl_split(const struct ep *e, uint64_t a, uint32_t len, struct cpl_
 {
 	unsigned n = 0;
 	uint32_t C = e->host.cpl_bytes;
-	uint32_t first = C - (uint32_t)(a % C);
+	uint32_t first = C - pte_cpl_off(&e->host, a);
 	if (first > len)
 		first = len;
 	out[n++] = (struct cpl_run){ first, 1 };

@@ -35,7 +35,7 @@ static uint32_t tlp_chunk(const struct req *r, uint32_t lim, uint64_t *a)
  * block (a multiple of the RCB): remembered by both. */
 static void read_need(struct ep *e, uint64_t a, uint32_t chunk, struct tlp_need *n)
 {
-	uint32_t off = (uint32_t)(a % e->host.cpl_bytes);
+	uint32_t off = pte_cpl_off(&e->host, a);
 	struct need_cache *c = &e->ptc.need[(off / 4 * 31u + chunk / 4) % NEED_CACHE];
 
 	if (c->chunk == chunk && c->off == off) {
@@ -590,7 +590,7 @@ static int add_run_to(struct cpl_run *run, unsigned *n, const struct cpl_run *c)
  * than a group holds. */
 static const struct req_cache *req_need(struct ep *e, const struct req *r)
 {
-	uint32_t a4k = (uint32_t)(r->addr % 4096u), acpl = (uint32_t)(r->addr % e->host.cpl_bytes);
+	uint32_t a4k = (uint32_t)(r->addr % 4096u), acpl = pte_cpl_off(&e->host, r->addr);
 	uint32_t hsh = r->size * 0x9E3779B1u ^ a4k * 0x85EBCA77u ^ acpl * 0xC2B2AE3Du;
 	struct req_cache *q = &e->ptc.req[(hsh ^ hsh >> 15) % REQ_CACHE];
 
