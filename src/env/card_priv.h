@@ -329,9 +329,19 @@ struct pte_card {
 
 /* ---- small helpers -------------------------------------------------------- */
 
+/* ceil(a / b) for b > 0: a shift when b is a power of two (the sizes
+ * divided by mostly are), a division otherwise. */
 static inline uint32_t pte_cdiv32(uint64_t a, uint64_t b)
 {
+	if ((b & (b - 1)) == 0)
+		return (uint32_t)((a + b - 1) >> __builtin_ctzll(b));
 	return (uint32_t)((a + b - 1) / b);
+}
+
+/* a % b for b > 0: a mask when b is a power of two. */
+static inline uint64_t pte_mod64(uint64_t a, uint64_t b)
+{
+	return (b & (b - 1)) == 0 ? a & (b - 1) : a % b;
 }
 
 static inline uint64_t pte_min64(uint64_t a, uint64_t b)

@@ -46,12 +46,13 @@ unsigned pte_cpl_split(const struct ep *e, uint64_t a, uint32_t len, struct cpl_
 	out[n++] = (struct cpl_run){ first, 1 };
 	len -= first;
 	if (len >= C) {
+		uint32_t q = e->host.cpl_mask ? len >> __builtin_ctz(C) : len / C;
 		if (first == C) {
-			out[0].count += len / C;
+			out[0].count += q;
 		} else {
-			out[n++] = (struct cpl_run){ C, len / C };
+			out[n++] = (struct cpl_run){ C, q };
 		}
-		len %= C;
+		len -= q * C;
 	}
 	if (len)
 		out[n++] = (struct cpl_run){ len, 1 };

@@ -46,7 +46,7 @@ static void read_need(struct ep *e, uint64_t a, uint32_t chunk, struct tlp_need 
 	n->w = 0;
 	for (unsigned i = 0; i < n->ncr; i++)
 		n->w += n->cr[i].count * pte_cdiv32(n->cr[i].bytes, e->geo.rc_word);
-	n->h = pte_cdiv32((a % e->info.rcb) + chunk, e->info.rcb);
+	n->h = pte_cdiv32(pte_mod64(a, e->info.rcb) + chunk, e->info.rcb);
 	c->chunk = chunk;
 	c->off = off;
 	c->n = *n;
