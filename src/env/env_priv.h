@@ -112,6 +112,17 @@ int pte_scenario_check(const struct pte_scenario *s, char *msg, size_t msglen);
 
 /* ---- word builders ------------------------------------------------- */
 
+/* a / b and ceil(a / b) for b > 0: a shift when b is a power of two (the
+ * bus geometries mostly are), a division otherwise. */
+static inline uint64_t pte_udiv(uint64_t a, uint64_t b)
+{
+	return (b & (b - 1)) == 0 ? a >> __builtin_ctzll(b) : a / b;
+}
+static inline uint64_t pte_ucdiv(uint64_t a, uint64_t b)
+{
+	return pte_udiv(a + b - 1, b);
+}
+
 /* A moved MFB word, as the probe sees it. */
 struct pte_pat {
 	uint32_t sof, eof;
@@ -311,7 +322,6 @@ struct pte_wop {
 struct pte_wt {
 	unsigned R, N;
 	unsigned rsh;         /* R = 1 << rsh, 32: not a power of two */
-	unsigned nsh;         /* N = 1 << nsh, 32: not a power of two */
 	uint32_t last_items;  /* regions of frames of the last length */
 	uint64_t last_regs;
 	uint64_t S, placed, used;
@@ -377,8 +387,7 @@ static inline uint64_t pte_wt_regions(struct pte_wt *a, uint32_t items)
 {
 	if (items != a->last_items) {
 		a->last_items = items;
-		a->last_regs = a->nsh < 32 ? ((uint64_t)items + a->N - 1) >> a->nsh
-					   : (items + a->N - 1) / a->N;
+		a->last_regs = pte_ucdiv(items, a->N);
 	}
 	return a->last_regs;
 }

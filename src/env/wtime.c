@@ -22,13 +22,10 @@ int pte_wt_init(struct pte_wt *a, unsigned regions, unsigned items)
 	memset(a, 0, sizeof(*a));
 	a->R = regions;
 	a->N = items;
-	a->rsh = a->nsh = 32;
-	for (unsigned sh = 0; sh < 31; sh++) {
+	a->rsh = 32;
+	for (unsigned sh = 0; sh < 31; sh++)
 		if (1u << sh == regions)
 			a->rsh = sh;
-		if (1u << sh == items)
-			a->nsh = sh;
-	}
 	a->cap = 64;
 	a->log = pte_calloc(a->cap, sizeof(*a->log));
 	return a->log ? 0 : -ENOMEM;
