@@ -86,7 +86,7 @@ static void rc_wait(struct ep *e, int64_t T0, uint64_t S, int rq_active, int64_t
 static int rc_release(struct ep *e, struct ent *x, const struct cpl_run *cr, int64_t tnow)
 {
 	uint32_t tg = (uint32_t)((uint64_t)x->tags * x->frames_done / x->frames);
-	uint32_t ch = (uint32_t)((uint64_t)x->cplh * x->frames_done / x->frames);
+	uint32_t ch = x->cplh ? (uint32_t)((uint64_t)x->cplh * x->frames_done / x->frames) : 0;
 	if (cr->count == 0 && x->cur + 1 == x->nrun) {
 		tg = x->tags;
 		ch = x->cplh;
