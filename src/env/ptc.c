@@ -177,11 +177,18 @@ static void fifo_caps(struct ep *e, struct port *pt, unsigned port, uint64_t w, 
 		      struct fifo_fill f, uint64_t *capw, uint64_t *caph)
 {
 	port_capacity(e, pt, port);
-	uint64_t frames = f.h && f.r ? pt->cap_reg * f.h / f.r : pt->cap_reg / (reg ? reg : 1);
-	if (frames > pt->cap_hdr)
-		frames = pt->cap_hdr;
-	uint64_t fw = f.h ? frames * f.w / f.h : frames * w;
-	uint64_t drain = pt->cap_words < fw ? pt->cap_words : fw;
+	/* min(cap_hdr, floor(x / y)) is cap_hdr when x >= cap_hdr * y: no
+	 * division then (nor for the drain against cap_words) */
+	uint64_t frames;
+	if (f.h && f.r)
+		frames = pt->cap_reg * f.h >= pt->cap_hdr * f.r ? pt->cap_hdr : pt->cap_reg * f.h / f.r;
+	else
+		frames = pte_min64(pt->cap_hdr, pt->cap_reg / (reg ? reg : 1));
+	uint64_t drain;
+	if (f.h)
+		drain = frames * f.w >= pt->cap_words * f.h ? pt->cap_words : frames * f.w / f.h;
+	else
+		drain = pte_min64(pt->cap_words, frames * w);
 	*capw = e->cfg->down_fifo_words + drain;
 	*caph = e->cfg->down_fifo_headers + frames;
 }
@@ -331,7 +338,7 @@ uint64_t pte_push_through_room(struct ep *e, unsigned port, uint32_t bytes, uint
 	/* below the FIFOs' own sizes at once; beyond them as fifo_room says,
 	 * one completion after the other */
 	if (f.w < dfw && f.h < dfh) {
-		k = (dfw - f.w) / w;
+		k = pte_udiv(dfw - f.w, w);
 		if (k > dfh - f.h)
 			k = dfh - f.h;
 		if (k > max)
