@@ -126,7 +126,7 @@ struct tlp_need {
 };
 
 /* read_need(): by TLP size and offset in a host completion block. */
-#define NEED_CACHE 64
+#define NEED_CACHE 256
 struct need_cache {
 	uint32_t chunk, off;       /* chunk 0: empty */
 	struct tlp_need n;
