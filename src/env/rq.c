@@ -80,6 +80,12 @@ static int link_ready(struct ep *e, int64_t now, uint64_t trq, uint64_t S)
 
 /* ---- writes ------------------------------------------------------------------ */
 
+/* 4096 % d == 0 for d > 0 (the divisors of 4096 are its powers of two). */
+static inline int divides_4k(uint32_t d)
+{
+	return (d & (d - 1)) == 0 && d <= 4096u;
+}
+
 /* Requests of the head write run that go out as one call, each a single
  * TLP (aligned, at most MPS): as many as the Hard IP's buffer takes; 0
  * when the head request is not such a one. */
@@ -87,7 +93,7 @@ static uint64_t single_tlp_requests(const struct ep *e, const struct req *r, int
 {
 	uint32_t tlp = r->size + e->info.rq_header_bytes;
 
-	if (r->off || r->size > r->stride || 4096u % r->stride || r->size > e->info.mps)
+	if (r->off || r->size > r->stride || !divides_4k(r->stride) || r->size > e->info.mps)
 		return 0;
 	double buf = e->link.up_buf;
 	double L = (double)(tlp + e->info.tlp_framing_bytes) / e->link.up_Bpc;
