@@ -136,7 +136,7 @@ static uint64_t up_count(const struct ep *e, const struct port *pt, const struct
 
 	if (k > room_reqs)
 		k = room_reqs;
-	if (r->write && k > room_bytes / r->size)
+	if (r->write && k * r->size > room_bytes) /* k > room_bytes / size */
 		k = room_bytes / r->size;
 	if (k == 0)
 		return 0;
@@ -144,8 +144,8 @@ static uint64_t up_count(const struct ep *e, const struct port *pt, const struct
 	if (k > mvb_left)
 		k = mvb_left;
 	if (r->write) {
-		uint64_t regions = (pte_items(e, r->size) + g->N_up - 1) / g->N_up;
-		uint64_t kk = (d - pte_wt_used(&pt->up)) * g->R_up / regions;
+		uint64_t regions = pte_ucdiv(pte_items(e, r->size), g->N_up);
+		uint64_t kk = pte_udiv((d - pte_wt_used(&pt->up)) * g->R_up, regions);
 		if (kk == 0)
 			kk = 1;
 		if (k > kk)
@@ -260,9 +260,9 @@ void pte_dma_down_slice(struct ep *e, struct port *pt, uint64_t d)
 		if (um >= avail || uv >= availh)
 			break;
 		uint32_t items = pte_items(e, f->bytes);
-		uint64_t regions = (items + N - 1) / N;
+		uint64_t regions = pte_ucdiv(items, N);
 		uint64_t k = f->count;
-		uint64_t kk = (avail - um) * R / regions;
+		uint64_t kk = pte_udiv((avail - um) * R, regions);
 		if (kk == 0)
 			kk = 1;
 		if (k > kk)

@@ -365,7 +365,7 @@ int pte_rc_step(struct ep *e, int64_t T0, uint64_t S, int rq_active)
 	uint64_t k = 1;
 	if (L <= (double)fw && cr->count > 1) {
 		uint64_t left = trc < S ? S - trc : 0;
-		k = left / (fw ? fw : 1) + 1;
+		k = pte_udiv(left, fw ? fw : 1) + 1;
 		if (k > cr->count)
 			k = cr->count;
 	}

@@ -236,7 +236,7 @@ static const struct size_cache *size_of(struct ep *e, uint32_t bytes)
 	if (bytes != z->bytes) {
 		z->bytes = bytes;
 		z->w = pte_cdiv32(bytes, e->geo.dn_word);
-		z->reg = (pte_items(e, bytes) + e->geo.N_dn - 1) / e->geo.N_dn;
+		z->reg = pte_ucdiv(pte_items(e, bytes), e->geo.N_dn);
 		z->rcw = pte_cdiv32(bytes, e->geo.rc_word);
 	}
 	return z;
@@ -273,7 +273,7 @@ int pte_push_moves(struct ep *e, uint64_t t)
 		const uint64_t w = z->w, reg = z->reg;
 		uint64_t k = f->count;
 		if (k > 1 && k * f->bytes > allowed - u->done) {
-			uint64_t kb = (allowed - u->done) / f->bytes + 1;
+			uint64_t kb = pte_udiv(allowed - u->done, f->bytes) + 1;
 			if (k > kb)
 				k = kb;
 		}
