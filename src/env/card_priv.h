@@ -329,13 +329,10 @@ struct pte_card {
 
 /* ---- small helpers -------------------------------------------------------- */
 
-/* ceil(a / b) for b > 0: a shift when b is a power of two (the sizes
- * divided by mostly are), a division otherwise. */
+/* ceil(a / b) for b > 0 (a shift for a power of two: pte_ucdiv). */
 static inline uint32_t pte_cdiv32(uint64_t a, uint64_t b)
 {
-	if ((b & (b - 1)) == 0)
-		return (uint32_t)((a + b - 1) >> __builtin_ctzll(b));
-	return (uint32_t)((a + b - 1) / b);
+	return (uint32_t)pte_ucdiv(a, b);
 }
 
 /* a % b for b > 0: a mask when b is a power of two. */
