@@ -251,6 +251,10 @@ static void ep_geometry(struct ep *e, const struct ptm_generics *g)
 	struct ep_geom *q = &e->geo;
 
 	q->IB = g->mfb_item_bytes;
+	q->ib_sh = 32;
+	for (unsigned sh = 0; sh < 31; sh++)
+		if (1u << sh == q->IB)
+			q->ib_sh = sh;
 	q->R_rq = g->pcie_rq_mfb_regions;
 	q->N_rq = g->pcie_rq_mfb_region_bytes / q->IB;
 	q->R_rc = g->pcie_rc_mfb_regions;
@@ -290,6 +294,9 @@ static void ep_params(struct pte_card *c, struct ep *e, const struct ptm_generic
 	in->host_latency_ns = cfg->latency_ns;
 	pte_link_init(e, fp);
 	e->host.cpl_bytes = in->host_cpl_bytes;
+	e->host.cpl_mask = (in->host_cpl_bytes & (in->host_cpl_bytes - 1)) == 0 && in->host_cpl_bytes > 1
+				   ? in->host_cpl_bytes - 1
+				   : 0;
 	e->host.ns_per_cycle = 1e9 / fp;
 	e->host.lat_mean = cfg->latency_ns * fp / 1e9;
 	e->host.lat_jit = cfg->jitter_ns * fp / 1e9;

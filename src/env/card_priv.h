@@ -43,7 +43,9 @@ enum pte_brake {
 struct lvl {
 	uint32_t cur, cap, min;
 	uint32_t full;             /* value when nothing is used */
-	double used_area;          /* sum over cycles of (full - value) */
+	uint64_t used_area;        /* sum over cycles of (full - value), this slice
+				    * (exact: the sums of doubles it replaces were
+				    * exact too, integers far below 2^53) */
 	uint64_t since;
 	uint8_t cb;                /* band of cur */
 	uint64_t band[4];          /* cycles in each band, this slice */
@@ -59,6 +61,7 @@ struct ep_geom {
 	unsigned R_rq, N_rq, R_rc, N_rc; /* regions, items per region */
 	unsigned R_up, N_up, R_dn, N_dn;
 	unsigned rc_word, dn_word, IB;   /* bytes of an RC and a DOWN word, of an item */
+	unsigned ib_sh;                  /* IB = 1 << ib_sh, 32: not a power of two */
 };
 
 /* Both directions of the PCIe link. */
@@ -84,6 +87,7 @@ struct host {
 	double ns_per_cycle;
 	int64_t lat_min;
 	unsigned cpl_bytes;        /* completion size */
+	uint64_t cpl_mask;         /* cpl_bytes - 1 for a power of two, else 0 */
 	struct rng rng;
 	struct cpl_size size[CPL_SIZES];
 };
@@ -122,7 +126,7 @@ struct tlp_need {
 };
 
 /* read_need(): by TLP size and offset in a host completion block. */
-#define NEED_CACHE 64
+#define NEED_CACHE 256
 struct need_cache {
 	uint32_t chunk, off;       /* chunk 0: empty */
 	struct tlp_need n;
@@ -325,9 +329,16 @@ struct pte_card {
 
 /* ---- small helpers -------------------------------------------------------- */
 
+/* ceil(a / b) for b > 0 (a shift for a power of two: pte_ucdiv). */
 static inline uint32_t pte_cdiv32(uint64_t a, uint64_t b)
 {
-	return (uint32_t)((a + b - 1) / b);
+	return (uint32_t)pte_ucdiv(a, b);
+}
+
+/* a % b for b > 0: a mask when b is a power of two. */
+static inline uint64_t pte_mod64(uint64_t a, uint64_t b)
+{
+	return (b & (b - 1)) == 0 ? a & (b - 1) : a % b;
 }
 
 static inline uint64_t pte_min64(uint64_t a, uint64_t b)
@@ -342,9 +353,17 @@ static inline int64_t pte_ceil(double v)
 	return i + ((double)i < v);
 }
 
+/* Where address a is in a host completion block (a % cpl_bytes). */
+static inline uint32_t pte_cpl_off(const struct host *h, uint64_t a)
+{
+	return (uint32_t)(h->cpl_mask ? a & h->cpl_mask : a % h->cpl_bytes);
+}
+
 /* MFB items of a frame of that many bytes. */
 static inline uint32_t pte_items(const struct ep *e, uint32_t bytes)
 {
+	if (e->geo.ib_sh < 32)
+		return (uint32_t)(((uint64_t)bytes + e->geo.IB - 1) >> e->geo.ib_sh);
 	return pte_cdiv32(bytes, e->geo.IB);
 }
 
@@ -363,7 +382,29 @@ void pte_dma_quiet_slice(struct port *pt, uint64_t d);
 /* ---- PTC resources (ptc.c) -------------------------------------------------- */
 
 void pte_lvl_begin(struct lvl *l);
-void pte_lvl_set(struct lvl *l, uint64_t t, uint32_t v);
+/* The histogram band of a level: none, at most an eighth, at most half,
+ * more (firmware-behavior.md 3.2). */
+static inline unsigned pte_lvl_band(const struct lvl *l, uint32_t v)
+{
+	/* 0 for 0, else 1 plus one for each threshold v is above */
+	return (unsigned)(v != 0) + (unsigned)(v > (l->cap >> 3)) + (unsigned)(v > (l->cap >> 1));
+}
+/* The level is v from slice cycle t on (t before the last change: at it). */
+static inline void pte_lvl_set(struct lvl *l, uint64_t t, uint32_t v)
+{
+	if (t < l->since)
+		t = l->since;
+	uint64_t dt = t - l->since;
+	l->band[l->cb] += dt;
+	if (l->full > l->cur)
+		l->used_area += (uint64_t)(l->full - l->cur) * dt;
+	l->since = t;
+	l->cur = v;
+	if (v < l->min)
+		l->min = v;
+	l->cb = (uint8_t)pte_lvl_band(l, v);
+	l->bval[l->cb] = v;
+}
 /* From t on: n pulses of len cycles at lo, hi in between (gaps cycles in
  * all, n - 1 of them) and after the last; as 2n pte_lvl_set calls. */
 void pte_lvl_pulses(struct lvl *l, uint64_t t, uint32_t lo, uint32_t hi, uint64_t n,
@@ -373,7 +414,12 @@ void pte_lvl_pulses(struct lvl *l, uint64_t t, uint32_t lo, uint32_t hi, uint64_
 void pte_lvl_close(struct lvl *l, uint64_t S, uint64_t *truth_band);
 /* The runs of the emission. */
 void pte_lvl_runs(struct lvl *l);
-uint32_t pte_st_free(const struct ep *e);
+/* Free storage FIFO words. */
+static inline uint32_t pte_st_free(const struct ep *e)
+{
+	uint64_t cap = e->info.stfifo_words, st = e->ptc.stored;
+	return (uint32_t)(cap > st ? cap - st : 0);
+}
 /* Tags and credits that came back by `now`; T0 = start of the slice. */
 int pte_apply_releases_due(struct ep *e, int64_t now, int64_t T0);
 static inline int pte_apply_releases(struct ep *e, int64_t now, int64_t T0)
@@ -405,6 +451,8 @@ static inline int pte_push_progress(struct ep *e, uint64_t t)
 {
 	if (!e->ptc.st.n || e->push.held)
 		return 0; /* nothing to push, or held to the end of the slice */
+	if (t <= e->push.slice_len && e->push.done >= t * e->geo.rc_word)
+		return 0; /* the budget up to t is used up (as pte_push_moves finds) */
 	return pte_push_moves(e, t);
 }
 void pte_push_begin(struct ep *e, uint64_t S, uint64_t d_next);
@@ -445,10 +493,21 @@ int pte_rc_step(struct ep *e, int64_t T0, uint64_t S, int rq_active);
 /* ---- link (link.c) -------------------------------------------------------------- */
 
 void pte_link_init(struct ep *e, double pcie_hz);
-/* 1 with *wait cycles when the Hard IP's buffer takes no TLP now. */
-int pte_link_wait(struct ep *e, int64_t now, uint64_t *wait);
+/* 1 with *wait cycles when the Hard IP's buffer takes no TLP now (the
+ * buffer neither held nor full: 0 at once). */
+int pte_link_wait_slow(struct ep *e, int64_t now, uint64_t *wait);
+static inline int pte_link_wait(struct ep *e, int64_t now, uint64_t *wait)
+{
+	if (!e->link.up_hold && e->link.up_t - (double)now <= e->link.up_buf)
+		return 0;
+	return pte_link_wait_slow(e, now, wait);
+}
 /* k TLPs of `bytes` (header included) leave upstream from `now` on. */
-void pte_link_send(struct ep *e, int64_t now, uint32_t bytes, uint64_t k);
+static inline void pte_link_send(struct ep *e, int64_t now, uint32_t bytes, uint64_t k)
+{
+	double t = e->link.up_t > (double)now ? e->link.up_t : (double)now;
+	e->link.up_t = t + (double)k * (double)(bytes + e->info.tlp_framing_bytes) / e->link.up_Bpc;
+}
 /* Upstream backlog beyond the Hard IP's buffer at `now`? */
 static inline int pte_link_full(const struct ep *e, int64_t now)
 {

@@ -76,8 +76,9 @@ static void gen_kind(struct port *pt, unsigned pidx, int write, double gbps,
 		const uint64_t lim_r = max ? target_reqs : 4 * target_reqs;
 		uint64_t cr = max ? 0 : (uint64_t)*credit;
 		double frac = max ? 0.0 : *credit - (double)cr;
+		struct rng g = pt->rng; /* in registers while it draws */
 		while (reqs < lim_r && !(max && write && bytes >= target_bytes)) {
-			unsigned i = pte_rng_pick_fast(&pt->rng, pk);
+			unsigned i = pte_rng_pick_fast(&g, pk);
 			uint32_t size = d->size[i];
 			if (!max) {
 				if (cr < size)
@@ -88,6 +89,7 @@ static void gen_kind(struct port *pt, unsigned pidx, int write, double gbps,
 			reqs++;
 			bytes += size;
 		}
+		pt->rng = g;
 		if (!max)
 			*credit = (double)cr + frac;
 	}
@@ -134,7 +136,7 @@ static uint64_t up_count(const struct ep *e, const struct port *pt, const struct
 
 	if (k > room_reqs)
 		k = room_reqs;
-	if (r->write && k > room_bytes / r->size)
+	if (r->write && k * r->size > room_bytes) /* k > room_bytes / size */
 		k = room_bytes / r->size;
 	if (k == 0)
 		return 0;
@@ -142,8 +144,8 @@ static uint64_t up_count(const struct ep *e, const struct port *pt, const struct
 	if (k > mvb_left)
 		k = mvb_left;
 	if (r->write) {
-		uint64_t regions = (pte_items(e, r->size) + g->N_up - 1) / g->N_up;
-		uint64_t kk = (d - pte_wt_used(&pt->up)) * g->R_up / regions;
+		uint64_t regions = pte_ucdiv(pte_items(e, r->size), g->N_up);
+		uint64_t kk = pte_udiv((d - pte_wt_used(&pt->up)) * g->R_up, regions);
 		if (kk == 0)
 			kk = 1;
 		if (k > kk)
@@ -258,9 +260,9 @@ void pte_dma_down_slice(struct ep *e, struct port *pt, uint64_t d)
 		if (um >= avail || uv >= availh)
 			break;
 		uint32_t items = pte_items(e, f->bytes);
-		uint64_t regions = (items + N - 1) / N;
+		uint64_t regions = pte_ucdiv(items, N);
 		uint64_t k = f->count;
-		uint64_t kk = (avail - um) * R / regions;
+		uint64_t kk = pte_udiv((avail - um) * R, regions);
 		if (kk == 0)
 			kk = 1;
 		if (k > kk)

@@ -67,7 +67,7 @@ static void pcie_truth(struct ep *e, uint64_t S, uint64_t w_rq, uint64_t w_rc)
 	tr->pcie[PTE_RQ].stall += e->rq.stall;
 	tr->pcie[PTE_RC].stall += e->rc.stall;
 	pte_lvl_close(&e->tagl, S, tr->tags_band);
-	tr->tags_in_use_sum += e->tagl.used_area;
+	tr->tags_in_use_sum += (double)e->tagl.used_area;
 	pte_lvl_close(&e->stl, S, tr->stfifo_band);
 	pte_brake_close(e, S);
 	if (e->tagl.min < tr->tags_free_min)

@@ -112,6 +112,17 @@ int pte_scenario_check(const struct pte_scenario *s, char *msg, size_t msglen);
 
 /* ---- word builders ------------------------------------------------- */
 
+/* a / b and ceil(a / b) for b > 0: a shift when b is a power of two (the
+ * bus geometries mostly are), a division otherwise. */
+static inline uint64_t pte_udiv(uint64_t a, uint64_t b)
+{
+	return (b & (b - 1)) == 0 ? a >> __builtin_ctzll(b) : a / b;
+}
+static inline uint64_t pte_ucdiv(uint64_t a, uint64_t b)
+{
+	return pte_udiv(a + b - 1, b);
+}
+
 /* A moved MFB word, as the probe sees it. */
 struct pte_pat {
 	uint32_t sof, eof;
@@ -376,7 +387,7 @@ static inline uint64_t pte_wt_regions(struct pte_wt *a, uint32_t items)
 {
 	if (items != a->last_items) {
 		a->last_items = items;
-		a->last_regs = (items + a->N - 1) / a->N;
+		a->last_regs = pte_ucdiv(items, a->N);
 	}
 	return a->last_regs;
 }
@@ -401,9 +412,41 @@ static inline void pte_wt_frames(struct pte_wt *a, uint32_t items, uint64_t k)
 	pte_wt_reuse(a);
 }
 void pte_wt_frames_apart(struct pte_wt *a, uint32_t items, uint64_t k, uint64_t idle);
-void pte_wt_flush(struct pte_wt *a);
+static inline void pte_wt_flush(struct pte_wt *a)
+{
+	if (!a->pend && !a->cur_r)
+		return;
+	pte_wt_log(a, PTE_WOP_FLUSH, 0, 0, 0);
+	a->placed += pte_wt_div(a, a->cur_r + a->pend + a->R - 1);
+	a->cur_r = a->pend = 0;
+	a->used = a->placed;
+}
+/* Stall or idle cycles right after the same: one entry (the builder's
+ * room for them is the same for the sum). */
+static inline void pte_wt_log_cycles(struct pte_wt *a, uint8_t op, uint64_t n)
+{
+	struct pte_wop *l = a->nlog ? &a->log[a->nlog - 1] : NULL;
+	if (l && l->op == op)
+		l->n += n;
+	else
+		pte_wt_log(a, op, 0, 0, n);
+}
+/* n idle cycles, as many as fit in the slice (as pte_mfb_idle). */
+static inline void pte_wt_idle_clip(struct pte_wt *a, uint64_t n)
+{
+	uint64_t room = a->placed < a->S ? a->S - a->placed : 0;
+	uint64_t k = n < room ? n : room;
+	a->idle += k;
+	a->placed += k;
+}
 void pte_wt_stall(struct pte_wt *a, uint64_t n);
-void pte_wt_idle(struct pte_wt *a, uint64_t n);
+static inline void pte_wt_idle(struct pte_wt *a, uint64_t n)
+{
+	pte_wt_log_cycles(a, PTE_WOP_IDLE, n);
+	pte_wt_settle(a);
+	pte_wt_idle_clip(a, n);
+	pte_wt_reuse(a);
+}
 void pte_wt_close(struct pte_wt *a);
 /* The calls of a log on the word builder.  Its error (0 or -ENOMEM). */
 int pte_mfb_replay(struct pte_mfb *b, const struct pte_wop *log, size_t n);

@@ -636,8 +636,8 @@ void pte_mfb_frames(struct pte_mfb *a, uint32_t items, uint64_t k)
 		a->npend = i + 1;
 	}
 	a->pend[i].k += k;
-	a->pend_reg += k * ((items + a->N - 1) / a->N);
-	a->pend_used = (a->cur_r + a->pend_reg + a->R - 1) / a->R;
+	a->pend_reg += k * pte_ucdiv(items, a->N);
+	a->pend_used = pte_ucdiv(a->cur_r + a->pend_reg, a->R);
 }
 
 void pte_mfb_frame(struct pte_mfb *a, uint32_t items)

@@ -40,18 +40,19 @@ unsigned pte_cpl_split(const struct ep *e, uint64_t a, uint32_t len, struct cpl_
 {
 	unsigned n = 0;
 	uint32_t C = e->host.cpl_bytes;
-	uint32_t first = C - (uint32_t)(a % C);
+	uint32_t first = C - pte_cpl_off(&e->host, a);
 	if (first > len)
 		first = len;
 	out[n++] = (struct cpl_run){ first, 1 };
 	len -= first;
 	if (len >= C) {
+		uint32_t q = e->host.cpl_mask ? len >> __builtin_ctz(C) : len / C;
 		if (first == C) {
-			out[0].count += len / C;
+			out[0].count += q;
 		} else {
-			out[n++] = (struct cpl_run){ C, len / C };
+			out[n++] = (struct cpl_run){ C, q };
 		}
-		len %= C;
+		len -= q * C;
 	}
 	if (len)
 		out[n++] = (struct cpl_run){ len, 1 };
@@ -85,7 +86,7 @@ static void rc_wait(struct ep *e, int64_t T0, uint64_t S, int rq_active, int64_t
 static int rc_release(struct ep *e, struct ent *x, const struct cpl_run *cr, int64_t tnow)
 {
 	uint32_t tg = (uint32_t)((uint64_t)x->tags * x->frames_done / x->frames);
-	uint32_t ch = (uint32_t)((uint64_t)x->cplh * x->frames_done / x->frames);
+	uint32_t ch = x->cplh ? (uint32_t)((uint64_t)x->cplh * x->frames_done / x->frames) : 0;
 	if (cr->count == 0 && x->cur + 1 == x->nrun) {
 		tg = x->tags;
 		ch = x->cplh;
@@ -364,7 +365,7 @@ int pte_rc_step(struct ep *e, int64_t T0, uint64_t S, int rq_active)
 	uint64_t k = 1;
 	if (L <= (double)fw && cr->count > 1) {
 		uint64_t left = trc < S ? S - trc : 0;
-		k = left / (fw ? fw : 1) + 1;
+		k = pte_udiv(left, fw ? fw : 1) + 1;
 		if (k > cr->count)
 			k = cr->count;
 	}

@@ -48,7 +48,7 @@ static uint64_t to_half(double backlog, double buf)
 	return w ? w : 1;
 }
 
-int pte_link_wait(struct ep *e, int64_t now, uint64_t *wait)
+int pte_link_wait_slow(struct ep *e, int64_t now, uint64_t *wait)
 {
 	double buf = tx_buffer(e);
 	double backlog = e->link.up_t - (double)now;
@@ -67,10 +67,4 @@ int pte_link_wait(struct ep *e, int64_t now, uint64_t *wait)
 		return 1;
 	}
 	return 0;
-}
-
-void pte_link_send(struct ep *e, int64_t now, uint32_t bytes, uint64_t k)
-{
-	double t = e->link.up_t > (double)now ? e->link.up_t : (double)now;
-	e->link.up_t = t + (double)k * (double)(bytes + e->info.tlp_framing_bytes) / e->link.up_Bpc;
 }

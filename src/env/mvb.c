@@ -60,8 +60,9 @@ void pte_mvb_items(struct pte_mvb *v, uint64_t k)
 		v->cur = 0;
 	}
 	if (k >= v->R) {
-		mvb_put(v, v->R, k / v->R);
-		k %= v->R;
+		uint64_t q = pte_udiv(k, v->R);
+		mvb_put(v, v->R, q);
+		k -= q * v->R;
 	}
 	v->cur = (unsigned)k;
 }

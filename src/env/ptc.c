@@ -15,11 +15,9 @@
 
 /* ---- levels (tags, storage FIFO) ------------------------------------------ */
 
-/* The histogram band of a level: none, at most an eighth, at most half,
- * more (firmware-behavior.md 3.2). */
 static inline unsigned band(const struct lvl *l, uint32_t v)
 {
-	return v == 0 ? 0u : v <= (l->cap >> 3) ? 1u : v <= (l->cap >> 1) ? 2u : 3u;
+	return pte_lvl_band(l, v);
 }
 
 void pte_lvl_begin(struct lvl *l)
@@ -30,22 +28,6 @@ void pte_lvl_begin(struct lvl *l)
 	l->min = l->cur;
 	l->cb = (uint8_t)band(l, l->cur);
 	l->bval[l->cb] = l->cur;
-}
-
-void pte_lvl_set(struct lvl *l, uint64_t t, uint32_t v)
-{
-	if (t < l->since)
-		t = l->since;
-	uint64_t dt = t - l->since;
-	l->band[l->cb] += dt;
-	if (l->full > l->cur)
-		l->used_area += (double)(l->full - l->cur) * (double)dt;
-	l->since = t;
-	l->cur = v;
-	if (v < l->min)
-		l->min = v;
-	l->cb = (uint8_t)band(l, v);
-	l->bval[l->cb] = v;
 }
 
 void pte_lvl_pulses(struct lvl *l, uint64_t t, uint32_t lo, uint32_t hi, uint64_t n,
@@ -61,9 +43,9 @@ void pte_lvl_pulses(struct lvl *l, uint64_t t, uint32_t lo, uint32_t hi, uint64_
 	l->band[bl] += tl;
 	l->band[bh] += th;
 	if (l->full > lo)
-		l->used_area += (double)(l->full - lo) * (double)tl;
+		l->used_area += (uint64_t)(l->full - lo) * tl;
 	if (l->full > hi)
-		l->used_area += (double)(l->full - hi) * (double)th;
+		l->used_area += (uint64_t)(l->full - hi) * th;
 	l->since = t + tl + th;
 	l->bval[bl] = lo;
 	l->bval[bh] = hi;
@@ -105,12 +87,6 @@ void pte_lvl_runs(struct lvl *l)
 							       l->bval[order[i]] };
 	memset(l->e_band, 0, sizeof(l->e_band));
 	l->e_min = l->cur;
-}
-
-uint32_t pte_st_free(const struct ep *e)
-{
-	uint64_t cap = e->info.stfifo_words, st = e->ptc.stored;
-	return (uint32_t)(cap > st ? cap - st : 0);
 }
 
 /* ---- tags and credits coming back ----------------------------------------- */
@@ -201,11 +177,18 @@ static void fifo_caps(struct ep *e, struct port *pt, unsigned port, uint64_t w, 
 		      struct fifo_fill f, uint64_t *capw, uint64_t *caph)
 {
 	port_capacity(e, pt, port);
-	uint64_t frames = f.h && f.r ? pt->cap_reg * f.h / f.r : pt->cap_reg / (reg ? reg : 1);
-	if (frames > pt->cap_hdr)
-		frames = pt->cap_hdr;
-	uint64_t fw = f.h ? frames * f.w / f.h : frames * w;
-	uint64_t drain = pt->cap_words < fw ? pt->cap_words : fw;
+	/* min(cap_hdr, floor(x / y)) is cap_hdr when x >= cap_hdr * y: no
+	 * division then (nor for the drain against cap_words) */
+	uint64_t frames;
+	if (f.h && f.r)
+		frames = pt->cap_reg * f.h >= pt->cap_hdr * f.r ? pt->cap_hdr : pt->cap_reg * f.h / f.r;
+	else
+		frames = pte_min64(pt->cap_hdr, pt->cap_reg / (reg ? reg : 1));
+	uint64_t drain;
+	if (f.h)
+		drain = frames * f.w >= pt->cap_words * f.h ? pt->cap_words : frames * f.w / f.h;
+	else
+		drain = pte_min64(pt->cap_words, frames * w);
 	*capw = e->cfg->down_fifo_words + drain;
 	*caph = e->cfg->down_fifo_headers + frames;
 }
@@ -222,7 +205,7 @@ static uint64_t fifo_room(struct ep *e, struct port *pt, unsigned port, uint64_t
 	fifo_caps(e, pt, port, w, reg, fifo_now(pt), &capw, &caph);
 	uint64_t roomw = capw > pt->af_words ? capw - pt->af_words : 0;
 	uint64_t roomh = caph > pt->af_hdrs ? caph - pt->af_hdrs : 0;
-	if (k > roomw / w)
+	if (k * w > roomw) /* k > roomw / w, without dividing while it is not */
 		k = roomw / w;
 	if (k > roomh)
 		k = roomh;
@@ -253,7 +236,7 @@ static const struct size_cache *size_of(struct ep *e, uint32_t bytes)
 	if (bytes != z->bytes) {
 		z->bytes = bytes;
 		z->w = pte_cdiv32(bytes, e->geo.dn_word);
-		z->reg = (pte_items(e, bytes) + e->geo.N_dn - 1) / e->geo.N_dn;
+		z->reg = pte_ucdiv(pte_items(e, bytes), e->geo.N_dn);
 		z->rcw = pte_cdiv32(bytes, e->geo.rc_word);
 	}
 	return z;
@@ -289,8 +272,8 @@ int pte_push_moves(struct ep *e, uint64_t t)
 		const struct size_cache *z = size_of(e, f->bytes);
 		const uint64_t w = z->w, reg = z->reg;
 		uint64_t k = f->count;
-		if (k * f->bytes > allowed - u->done) {
-			uint64_t kb = (allowed - u->done) / f->bytes + 1;
+		if (k > 1 && k * f->bytes > allowed - u->done) {
+			uint64_t kb = pte_udiv(allowed - u->done, f->bytes) + 1;
 			if (k > kb)
 				k = kb;
 		}
@@ -355,7 +338,7 @@ uint64_t pte_push_through_room(struct ep *e, unsigned port, uint32_t bytes, uint
 	/* below the FIFOs' own sizes at once; beyond them as fifo_room says,
 	 * one completion after the other */
 	if (f.w < dfw && f.h < dfh) {
-		k = (dfw - f.w) / w;
+		k = pte_udiv(dfw - f.w, w);
 		if (k > dfh - f.h)
 			k = dfh - f.h;
 		if (k > max)

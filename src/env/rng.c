@@ -37,6 +37,8 @@ void pte_rng_pick_init(struct pte_pick *k, const struct pte_dist *d)
 	double acc = 0;
 
 	k->n = d->n;
+	for (unsigned i = 0; i < PTE_DIST_MAX; i++)
+		k->thr[i] = UINT64_MAX; /* past the last size: never reached */
 	for (unsigned i = 0; i + 1 < d->n; i++) {
 		acc += d->weight[i];
 		double t = ceil(acc * 9007199254740992.0);

@@ -56,9 +56,13 @@ void pte_rng_pick_init(struct pte_pick *k, const struct pte_dist *d);
 static inline unsigned pte_rng_pick_fast(struct rng *r, const struct pte_pick *k)
 {
 	uint64_t x = pte_rng_next(r) >> 11;
-	unsigned i = 0;
 	/* the thresholds rise: the index is how many x reaches, counted
-	 * without a branch that depends on the draw */
+	 * without a branch that depends on the draw (those past the last
+	 * size are never reached: up to four sizes in three compares) */
+	if (k->n <= 4)
+		return (unsigned)(x >= k->thr[0]) + (unsigned)(x >= k->thr[1]) +
+		       (unsigned)(x >= k->thr[2]);
+	unsigned i = 0;
 	for (unsigned j = 0; j + 1 < k->n; j++)
 		i += x >= k->thr[j];
 	return i;

@@ -35,7 +35,7 @@ static uint32_t tlp_chunk(const struct req *r, uint32_t lim, uint64_t *a)
  * block (a multiple of the RCB): remembered by both. */
 static void read_need(struct ep *e, uint64_t a, uint32_t chunk, struct tlp_need *n)
 {
-	uint32_t off = (uint32_t)(a % e->host.cpl_bytes);
+	uint32_t off = pte_cpl_off(&e->host, a);
 	struct need_cache *c = &e->ptc.need[(off / 4 * 31u + chunk / 4) % NEED_CACHE];
 
 	if (c->chunk == chunk && c->off == off) {
@@ -46,7 +46,7 @@ static void read_need(struct ep *e, uint64_t a, uint32_t chunk, struct tlp_need 
 	n->w = 0;
 	for (unsigned i = 0; i < n->ncr; i++)
 		n->w += n->cr[i].count * pte_cdiv32(n->cr[i].bytes, e->geo.rc_word);
-	n->h = pte_cdiv32((a % e->info.rcb) + chunk, e->info.rcb);
+	n->h = pte_cdiv32(pte_mod64(a, e->info.rcb) + chunk, e->info.rcb);
 	c->chunk = chunk;
 	c->off = off;
 	c->n = *n;
@@ -80,6 +80,12 @@ static int link_ready(struct ep *e, int64_t now, uint64_t trq, uint64_t S)
 
 /* ---- writes ------------------------------------------------------------------ */
 
+/* 4096 % d == 0 for d > 0 (the divisors of 4096 are its powers of two). */
+static inline int divides_4k(uint32_t d)
+{
+	return (d & (d - 1)) == 0 && d <= 4096u;
+}
+
 /* Requests of the head write run that go out as one call, each a single
  * TLP (aligned, at most MPS): as many as the Hard IP's buffer takes; 0
  * when the head request is not such a one. */
@@ -87,7 +93,7 @@ static uint64_t single_tlp_requests(const struct ep *e, const struct req *r, int
 {
 	uint32_t tlp = r->size + e->info.rq_header_bytes;
 
-	if (r->off || r->size > r->stride || 4096u % r->stride || r->size > e->info.mps)
+	if (r->off || r->size > r->stride || !divides_4k(r->stride) || r->size > e->info.mps)
 		return 0;
 	double buf = e->link.up_buf;
 	double L = (double)(tlp + e->info.tlp_framing_bytes) / e->link.up_Bpc;
@@ -495,26 +501,25 @@ static void read_wait(struct ep *e, int64_t T0, uint64_t S, uint64_t trq, enum p
 
 /* ---- a group of reads --------------------------------------------------------------- */
 
+/* min(k, room / per), dividing only when the room binds (k * per > room
+ * is k > room / per; k is at most a group's TLPs or a run's requests). */
+static inline uint64_t min_div(uint64_t k, uint64_t room, uint64_t per)
+{
+	return k * per > room ? room / per : k;
+}
+
 /* Requests of a uniform run that go as one group: all that fit. */
 static uint64_t uniform_count(const struct ep *e, const struct req *r, const struct split_cache *u)
 {
 	const struct ptc *p = &e->ptc;
 	unsigned m = u->ntlp, freet = p->tags_pool - p->tags_used;
-	uint64_t k = r->count, lim;
+	uint64_t k = r->count;
 
-	if (k > (READS_PER_GROUP + m - 1) / m)
-		k = (READS_PER_GROUP + m - 1) / m;
-	lim = (freet - p->notready) / m;
-	if (k > lim)
-		k = lim;
-	lim = (e->info.stfifo_words - p->stored - p->reserved) / u->w;
-	if (k > lim)
-		k = lim;
-	if (e->info.cpl_headers) {
-		lim = (e->info.cpl_headers - p->cplh_used) / u->h;
-		if (k > lim)
-			k = lim;
-	}
+	k = min_div(k, READS_PER_GROUP + m - 1, m);
+	k = min_div(k, freet - p->notready, m);
+	k = min_div(k, e->info.stfifo_words - p->stored - p->reserved, u->w);
+	if (e->info.cpl_headers)
+		k = min_div(k, e->info.cpl_headers - p->cplh_used, u->h);
 	return k;
 }
 
@@ -591,7 +596,7 @@ static int add_run_to(struct cpl_run *run, unsigned *n, const struct cpl_run *c)
  * than a group holds. */
 static const struct req_cache *req_need(struct ep *e, const struct req *r)
 {
-	uint32_t a4k = (uint32_t)(r->addr % 4096u), acpl = (uint32_t)(r->addr % e->host.cpl_bytes);
+	uint32_t a4k = (uint32_t)(r->addr % 4096u), acpl = pte_cpl_off(&e->host, r->addr);
 	uint32_t hsh = r->size * 0x9E3779B1u ^ a4k * 0x85EBCA77u ^ acpl * 0xC2B2AE3Du;
 	struct req_cache *q = &e->ptc.req[(hsh ^ hsh >> 15) % REQ_CACHE];
 
@@ -650,22 +655,17 @@ static uint64_t read_whole(struct ep *e, const struct req *r, struct ent *x, uin
 
 	if (!q)
 		return 0;
-	uint64_t k = (READS_PER_GROUP - tlps) / q->ntlp, lim;
-	lim = (p->tags_pool - p->tags_used - p->notready) / q->ntlp;
-	if (p->tags_pool - p->tags_used < p->notready)
-		lim = 0;
-	if (k > lim)
-		k = lim;
-	lim = p->stored + p->reserved < e->info.stfifo_words
-		      ? (e->info.stfifo_words - p->stored - p->reserved) / q->w
-		      : 0;
-	if (k > lim)
-		k = lim;
-	if (e->info.cpl_headers) {
-		lim = p->cplh_used < e->info.cpl_headers ? (e->info.cpl_headers - p->cplh_used) / q->h : 0;
-		if (k > lim)
-			k = lim;
-	}
+	uint64_t k = q->ntlp == 1 ? READS_PER_GROUP - tlps : (READS_PER_GROUP - tlps) / q->ntlp;
+	k = p->tags_pool - p->tags_used < p->notready
+		    ? 0
+		    : min_div(k, p->tags_pool - p->tags_used - p->notready, q->ntlp);
+	k = p->stored + p->reserved < e->info.stfifo_words
+		    ? min_div(k, e->info.stfifo_words - p->stored - p->reserved, q->w)
+		    : 0;
+	if (e->info.cpl_headers)
+		k = p->cplh_used < e->info.cpl_headers
+			    ? min_div(k, e->info.cpl_headers - p->cplh_used, q->h)
+			    : 0;
 	if (!k || !(k = alike_from_head(e, r, k)))
 		return 0;
 	struct cpl_run run[MAX_RUNS_PER_ENT];

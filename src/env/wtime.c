@@ -50,14 +50,6 @@ void pte_wt_grow(struct pte_wt *a)
 	a->cap = cap;
 }
 
-/* n idle cycles, as many as fit in the slice (as pte_mfb_idle). */
-static void wt_idle_clip(struct pte_wt *a, uint64_t n)
-{
-	uint64_t room = a->placed < a->S ? a->S - a->placed : 0;
-	uint64_t k = n < room ? n : room;
-	a->idle += k;
-	a->placed += k;
-}
 
 void pte_wt_begin(struct pte_wt *a, uint64_t S)
 {
@@ -86,46 +78,20 @@ void pte_wt_frames_apart(struct pte_wt *a, uint32_t items, uint64_t k, uint64_t 
 		a->t_frames += k;
 		a->t_items += k * items;
 	}
-	wt_idle_clip(a, idle);
+	pte_wt_idle_clip(a, idle);
 	pte_wt_reuse(a);
 }
 
-void pte_wt_flush(struct pte_wt *a)
-{
-	if (!a->pend && !a->cur_r)
-		return;
-	pte_wt_log(a, PTE_WOP_FLUSH, 0, 0, 0);
-	a->placed += pte_wt_div(a, a->cur_r + a->pend + a->R - 1);
-	a->cur_r = a->pend = 0;
-	a->used = a->placed;
-}
 
-/* Stall or idle cycles right after the same: one entry (the builder's
- * room for them is the same for the sum). */
-static void wt_log_cycles(struct pte_wt *a, uint8_t op, uint64_t n)
-{
-	struct pte_wop *l = a->nlog ? &a->log[a->nlog - 1] : NULL;
-	if (l && l->op == op)
-		l->n += n;
-	else
-		pte_wt_log(a, op, 0, 0, n);
-}
 
 void pte_wt_stall(struct pte_wt *a, uint64_t n)
 {
-	wt_log_cycles(a, PTE_WOP_STALL, n);
+	pte_wt_log_cycles(a, PTE_WOP_STALL, n);
 	pte_wt_settle(a);
 	pte_stall_into(n, a->S, &a->placed, &a->stall, &a->carry_stall, &a->t_stall);
 	pte_wt_reuse(a);
 }
 
-void pte_wt_idle(struct pte_wt *a, uint64_t n)
-{
-	wt_log_cycles(a, PTE_WOP_IDLE, n);
-	pte_wt_settle(a);
-	wt_idle_clip(a, n);
-	pte_wt_reuse(a);
-}
 
 void pte_wt_close(struct pte_wt *a)
 {

@@ -139,9 +139,14 @@ static inline int ds_quiet(const struct dstream *d)
  * other stream quiet.  Then RD, ADD and WR are three edges in which only
  * s pops once (at RD) and moves its read pointer register (at ADD).
  */
+static inline int triple_own(const struct dstream *q)
+{
+	return !q->sync && !q->moved && q->f->vld_reg;
+}
+
 static inline int triple_ok(const struct dstream *d, unsigned s, const unsigned ns)
 {
-	if (d[s].sync || d[s].moved || !d[s].f->vld_reg)
+	if (!triple_own(&d[s]))
 		return 0;
 	for (unsigned t = 0; t < ns; t++)
 		if (t != s && !ds_quiet(&d[t]))
@@ -204,8 +209,12 @@ static inline __attribute__((always_inline)) uint64_t triples(struct ptm_model *
 			sel = next == ns ? sel : next;
 			break;
 		}
+		/* the others stay quiet: triple_ok(next) held before this
+		 * delta for all but sel, and sel is quiet after it (its head
+		 * still valid, neither synchronising nor moved): only next's
+		 * own part is left to ask */
 		sel = next;
-		if (--k == 0 || !triple_ok(d, sel, ns)) {
+		if (--k == 0 || !triple_own(&d[sel])) {
 			a->state = PTM_ACC_RD;
 			break;
 		}
