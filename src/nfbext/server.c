@@ -22,8 +22,9 @@
 
 #include "nfbext/proto.h"
 #include "nfbext/server.h"
+#include "nfbext/server_priv.h"
 
-#define MAX_CLIENTS 64
+#define MAX_CLIENTS PT_EXT_MAX_CLIENTS
 #define SEND_TIMEOUT 1.0 /* a client that does not take its reply is dropped */
 
 int pt_ext_lock(const char *dir, const char *key, int *lock_fd, char *msg, size_t msglen)
@@ -76,24 +77,10 @@ int pt_ext_listen(const char *dir, const char *key, int *listen_fd, char *msg, s
 	return 0;
 }
 
-struct client {
-	int fd;
-	int hello; /* HELLO done */
-};
+static void logf_(const struct pt_ext_state *st, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
-struct state {
-	const struct pt_ext_server *s;
-	struct client c[MAX_CLIENTS];
-	unsigned n;
-	int stop;
-	double t0;
-	struct pt_ext_msg m;
-	unsigned char data[PT_EXT_MAX_DATA];
-};
-
-static void logf_(const struct state *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void logf_(const struct state *st, const char *fmt, ...)
+static void logf_(const struct pt_ext_state *st, const char *fmt, ...)
 {
 	char line[PT_BUS_MSG_LEN + 128];
 	va_list ap;
@@ -106,7 +93,7 @@ static void logf_(const struct state *st, const char *fmt, ...)
 	st->s->log(line);
 }
 
-static void drop(struct state *st, unsigned i, const char *why)
+static void drop(struct pt_ext_state *st, unsigned i, const char *why)
 {
 	if (why)
 		logf_(st, "client %d dropped: %s", st->c[i].fd, why);
@@ -114,7 +101,7 @@ static void drop(struct state *st, unsigned i, const char *why)
 	st->c[i] = st->c[--st->n];
 }
 
-static void on_accept(struct state *st)
+static void on_accept(struct pt_ext_state *st)
 {
 	char why[PT_BUS_MSG_LEN];
 	int fd = accept4(st->s->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
@@ -128,10 +115,10 @@ static void on_accept(struct state *st)
 		logf_(st, "refused a client: %d clients already", MAX_CLIENTS);
 		close(fd);
 	} else
-		st->c[st->n++] = (struct client){ fd, 0 };
+		st->c[st->n++] = (struct pt_ext_client){ fd, 0 };
 }
 
-static void do_hello(struct state *st, struct client *c)
+static void do_hello(struct pt_ext_state *st, struct pt_ext_client *c)
 {
 	struct pt_ext_msg *m = &st->m;
 	unsigned char pid[4];
@@ -151,7 +138,7 @@ static void do_hello(struct state *st, struct client *c)
 	}
 }
 
-static void do_access(struct state *st)
+static void do_access(struct pt_ext_state *st)
 {
 	struct pt_ext_msg *m = &st->m;
 	const unsigned char *p = pt_ext_payload(m);
@@ -173,7 +160,7 @@ static void do_access(struct state *st)
 	}
 }
 
-static void do_info(struct state *st)
+static void do_info(struct pt_ext_state *st)
 {
 	char text[1024];
 	double now = 0;
@@ -186,22 +173,13 @@ static void do_info(struct state *st)
 	pt_ext_reply(&st->m, 0, NULL, 0, text);
 }
 
-/* One request of client i; 0, or -1 when the client was dropped. */
-static int on_request(struct state *st, unsigned i)
+int pt_ext_answer(struct pt_ext_state *st, struct pt_ext_client *c, char *why, size_t whylen)
 {
-	struct client *c = &st->c[i];
-	char why[PT_BUS_MSG_LEN];
-	int rc = pt_ext_recv(c->fd, &st->m, pt_ext_now() + SEND_TIMEOUT, why, sizeof(why));
-
-	if (rc < 0) {
-		drop(st, i, rc == -EPIPE ? NULL : why);
-		return -1;
-	}
 	if (st->m.type == PT_EXT_HELLO)
 		do_hello(st, c);
 	else if (!c->hello) {
-		drop(st, i, "a request before HELLO");
-		return -1;
+		snprintf(why, whylen, "a request before HELLO");
+		return -EPROTO;
 	} else if (st->m.type == PT_EXT_READ || st->m.type == PT_EXT_WRITE)
 		do_access(st);
 	else if (st->m.type == PT_EXT_INFO)
@@ -211,7 +189,25 @@ static int on_request(struct state *st, unsigned i)
 		st->stop = 1;
 		logf_(st, "stopped by a client");
 	} else {
-		drop(st, i, "unknown request type");
+		snprintf(why, whylen, "unknown request type");
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/* One request of client i; 0, or -1 when the client was dropped. */
+static int on_request(struct pt_ext_state *st, unsigned i)
+{
+	struct pt_ext_client *c = &st->c[i];
+	char why[PT_BUS_MSG_LEN];
+	int rc = pt_ext_recv(c->fd, &st->m, pt_ext_now() + SEND_TIMEOUT, why, sizeof(why));
+
+	if (rc < 0) {
+		drop(st, i, rc == -EPIPE ? NULL : why);
+		return -1;
+	}
+	if (pt_ext_answer(st, c, why, sizeof(why)) < 0) {
+		drop(st, i, why);
 		return -1;
 	}
 	rc = pt_ext_send(c->fd, &st->m, pt_ext_now() + SEND_TIMEOUT, why, sizeof(why));
@@ -223,7 +219,7 @@ static int on_request(struct state *st, unsigned i)
 }
 
 /* Poll once; returns the poll result. */
-static int poll_once(struct state *st, double idle_since)
+static int poll_once(struct pt_ext_state *st, double idle_since)
 {
 	struct pollfd p[MAX_CLIENTS + 1];
 	double wait = 1.0;
@@ -250,7 +246,7 @@ static int poll_once(struct state *st, double idle_since)
 
 int pt_ext_serve(const struct pt_ext_server *s, char *msg, size_t msglen)
 {
-	struct state *st = calloc(1, sizeof(*st));
+	struct pt_ext_state *st = calloc(1, sizeof(*st));
 	double idle_since;
 	int rc = 0;
 
