@@ -306,10 +306,14 @@ static void ep_params(struct pte_card *c, struct ep *e, const struct ptm_generic
 	e->ptc.tags_pool = in->tags;
 	e->ptc.rc_cur = -1;
 	e->tagl.cap = g->tag_capacity;
+	e->tagl.cap8 = e->tagl.cap >> 3;
+	e->tagl.cap2 = e->tagl.cap >> 1;
 	e->tagl.cur = in->tags;
 	e->tagl.full = in->tags;
 	e->tagl.e_min = e->tagl.cur;
 	e->stl.cap = g->stfifo_capacity;
+	e->stl.cap8 = e->stl.cap >> 3;
+	e->stl.cap2 = e->stl.cap >> 1;
 	e->stl.cur = g->stfifo_capacity > 65535 ? 65535 : g->stfifo_capacity;
 	e->stl.e_min = e->stl.cur;
 	e->truth.tags_free_min = in->tags;

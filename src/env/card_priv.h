@@ -42,6 +42,7 @@ enum pte_brake {
  * over one slice. */
 struct lvl {
 	uint32_t cur, cap, min;
+	uint32_t cap8, cap2;       /* cap >> 3, cap >> 1: the bands' thresholds */
 	uint32_t full;             /* value when nothing is used */
 	uint64_t used_area;        /* sum over cycles of (full - value), this slice
 				    * (exact: the sums of doubles it replaces were
@@ -387,7 +388,7 @@ void pte_lvl_begin(struct lvl *l);
 static inline unsigned pte_lvl_band(const struct lvl *l, uint32_t v)
 {
 	/* 0 for 0, else 1 plus one for each threshold v is above */
-	return (unsigned)(v != 0) + (unsigned)(v > (l->cap >> 3)) + (unsigned)(v > (l->cap >> 1));
+	return (unsigned)(v != 0) + (unsigned)(v > l->cap8) + (unsigned)(v > l->cap2);
 }
 /* The level is v from slice cycle t on (t before the last change: at it). */
 static inline void pte_lvl_set(struct lvl *l, uint64_t t, uint32_t v)

@@ -31,17 +31,13 @@ static uint32_t tlp_chunk(const struct req *r, uint32_t lim, uint64_t *a)
 }
 
 
-/* It depends only on the TLP's size and its offset in a host completion
- * block (a multiple of the RCB): remembered by both. */
-static void read_need(struct ep *e, uint64_t a, uint32_t chunk, struct tlp_need *n)
+/* What a read TLP needs (completions, storage FIFO words, header
+ * credits), computed and remembered in c.  It depends only on the TLP's
+ * size and its offset in a host completion block (a multiple of the
+ * RCB): remembered by both. */
+static void read_need_calc(struct ep *e, uint64_t a, uint32_t chunk, uint32_t off,
+			   struct need_cache *c, struct tlp_need *n)
 {
-	uint32_t off = pte_cpl_off(&e->host, a);
-	struct need_cache *c = &e->ptc.need[(off / 4 * 31u + chunk / 4) % NEED_CACHE];
-
-	if (c->chunk == chunk && c->off == off) {
-		*n = c->n;
-		return;
-	}
 	n->ncr = pte_cpl_split(e, a, chunk, n->cr);
 	n->w = 0;
 	for (unsigned i = 0; i < n->ncr; i++)
@@ -50,6 +46,18 @@ static void read_need(struct ep *e, uint64_t a, uint32_t chunk, struct tlp_need 
 	c->chunk = chunk;
 	c->off = off;
 	c->n = *n;
+}
+
+/* The needs of a TLP (read_need_calc), inline while they are remembered. */
+static inline void read_need(struct ep *e, uint64_t a, uint32_t chunk, struct tlp_need *n)
+{
+	uint32_t off = pte_cpl_off(&e->host, a);
+	struct need_cache *c = &e->ptc.need[(off / 4 * 31u + chunk / 4) % NEED_CACHE];
+
+	if (c->chunk == chunk && c->off == off)
+		*n = c->n;
+	else
+		read_need_calc(e, a, chunk, off, c, n);
 }
 
 /* The head request has gone out to its end: one request of its run is
