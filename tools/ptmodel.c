@@ -40,6 +40,15 @@ static void usage(FILE *f)
 		prog, prog);
 }
 
+/* 0, or 1 when what was printed did not reach standard output. */
+static int printed(void)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	fprintf(stderr, "%s: cannot write to standard output: %s\n", prog, strerror(errno));
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -58,10 +67,10 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'h':
 			usage(stdout);
-			return 0;
+			return printed();
 		case 'V':
 			printf("%s %s\n", prog, PT_VERSION_STRING);
-			return 0;
+			return printed();
 		default:
 			if (optopt)
 				snprintf(msg, sizeof(msg), "unknown option '-%c' (try --help)", optopt);

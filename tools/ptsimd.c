@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include "nfbext/server.h"
 #include "pcie_telemetry/bus.h"
 #include "pcie_telemetry/version.h"
+#include "util/pt_util.h"
 
 #define MSG PT_BUS_MSG_LEN
 
@@ -44,15 +46,16 @@ static void usage(FILE *f)
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* One line on stderr, whatever the arguments it echoes hold. */
 static int fail(const char *fmt, ...)
 {
+	char msg[2 * MSG], line[8 * MSG];
 	va_list ap;
 
-	fputs("ptsimd: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "ptsimd: %s\n", pt_util_esc(line, sizeof(line), msg));
 	return 1;
 }
 
@@ -304,6 +307,28 @@ static int status_one(const char *sock, const char *key, struct pt_ext_msg *m)
 	return 0;
 }
 
+/* rc, or 1 when what was printed did not reach standard output. */
+static int printed(int rc)
+{
+	if (fflush(stdout) != 0 || ferror(stdout))
+		return fail("cannot write to standard output: %s", strerror(errno));
+	return rc;
+}
+
+/* --idle SEC: what $PT_NFBEXT_IDLE takes (a NaN never ended the card). */
+static int parse_idle(const char *v, double *idle)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(v, &end);
+	if (!*v || *end || errno || !isfinite(d) || d < 0 || d > PT_EXT_SECONDS_MAX)
+		return -EINVAL;
+	*idle = d;
+	return 0;
+}
+
 /* Options and the DEVICE of start and run. */
 static int parse_card(int argc, char **argv, struct card *c, int need_device)
 {
@@ -312,18 +337,17 @@ static int parse_card(int argc, char **argv, struct card *c, int need_device)
 
 	if (pt_ext_env_seconds("PT_NFBEXT_IDLE", PT_EXT_IDLE_DEFAULT, &c->idle, msg, sizeof(msg)))
 		return fail("%s", msg);
-	if (i < argc && strcmp(argv[i], "--idle") == 0) {
-		char *end;
-
-		if (i + 1 >= argc || (c->idle = strtod(argv[i + 1], &end), *end) || c->idle < 0 ||
-		    argv[i + 1][0] == '\0')
-			return fail("--idle %s: expected seconds (0 = never)",
-				    i + 1 < argc ? argv[i + 1] : "(missing)") + 1;
-		i += 2;
-	}
-	if (i < argc && strcmp(argv[i], "--exit-errno") == 0) {
-		c->exit_errno = 1;
-		i++;
+	/* the options in any order, the last --idle winning */
+	for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+		if (strcmp(argv[i], "--exit-errno") == 0) {
+			c->exit_errno = 1;
+			continue;
+		}
+		if (strcmp(argv[i], "--idle") != 0)
+			return fail("unknown option '%s' (ptsimd -h)", argv[i]) + 1;
+		if (++i >= argc || parse_idle(argv[i], &c->idle) < 0)
+			return fail("--idle %s: expected seconds, a number from 0 to %.0f (0 = never)",
+				    i < argc ? argv[i] : "(missing)", PT_EXT_SECONDS_MAX) + 1;
 	}
 	if (argc - i != (need_device ? 1 : argc > i))
 		return fail("expected %s (ptsimd -h)", need_device ? "one DEVICE" : "at most one DEVICE") + 1;
@@ -343,11 +367,11 @@ int main(int argc, char **argv)
 
 	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
 		usage(stdout);
-		return 0;
+		return printed(0);
 	}
 	if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version")) {
 		printf("ptsimd %s\n", PT_VERSION_STRING);
-		return 0;
+		return printed(0);
 	}
 	/* Nothing of the process that started us stays open in a daemon. */
 	close_range(3, ~0u, 0);
@@ -355,18 +379,19 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "stop") && argc == 3 && !strcmp(argv[2], "--all")) {
 		if ((rc = parse_card(argc - 1, argv, &c, 0)))
 			return rc;
-		return each_card(&c, NULL, stop_one);
+		return printed(each_card(&c, NULL, stop_one));
 	}
-	if (strcmp(cmd, "start") && strcmp(cmd, "run") && strcmp(cmd, "stop") && strcmp(cmd, "status")) {
-		usage(stderr);
-		return 2;
-	}
+	if (!*cmd)
+		return fail("missing command: start, run, stop or status (ptsimd -h)") + 1;
+	if (strcmp(cmd, "start") && strcmp(cmd, "run") && strcmp(cmd, "stop") && strcmp(cmd, "status"))
+		return fail("unknown command '%s': expected start, run, stop or status (ptsimd -h)",
+			    cmd) + 1;
 	if ((rc = parse_card(argc, argv, &c, strcmp(cmd, "status") != 0)))
 		return rc;
 	if (!strcmp(cmd, "status"))
-		return each_card(&c, c.key[0] ? c.key : NULL, status_one);
+		return printed(each_card(&c, c.key[0] ? c.key : NULL, status_one));
 	if (!strcmp(cmd, "stop"))
-		return each_card(&c, c.key, stop_one);
+		return printed(each_card(&c, c.key, stop_one));
 	daemon_signals();
 	return !strcmp(cmd, "start") ? cmd_start(&c) : cmd_run(&c);
 }

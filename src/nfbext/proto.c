@@ -50,9 +50,9 @@ int pt_ext_env_seconds(const char *name, double deflt, double *out, char *msg, s
 		return 0;
 	errno = 0;
 	d = strtod(v, &end);
-	if (errno || *end || !isfinite(d) || d < 0 || d > 1e6) {
-		snprintf(msg, msglen, "%s=%.40s: expected seconds, a number from 0 to 1000000", name,
-			 v);
+	if (errno || *end || !isfinite(d) || d < 0 || d > PT_EXT_SECONDS_MAX) {
+		snprintf(msg, msglen, "%s=%.40s: expected seconds, a number from 0 to %.0f", name, v,
+			 PT_EXT_SECONDS_MAX);
 		return -EINVAL;
 	}
 	*out = d;

@@ -54,6 +54,7 @@ enum pt_ext_type {
 #define PT_EXT_TIMEOUT_DEFAULT 5.0 /* PT_NFBEXT_TIMEOUT: one socket operation */
 #define PT_EXT_IDLE_DEFAULT 60.0   /* PT_NFBEXT_IDLE: daemon life without clients */
 #define PT_EXT_START_FACTOR 6.0    /* a card comes up within 6 timeouts */
+#define PT_EXT_SECONDS_MAX 1e6     /* the largest of them (and of --idle) */
 
 struct pt_ext_msg {
 	uint32_t type;

@@ -78,6 +78,12 @@ expect 2 "--csv prints a series, -j the upstream JSON" -d "$b" --csv -j
 expect 2 "--jsonl prints a series, -j the upstream JSON" -d "$b" -j --jsonl
 expect 2 "--csv: -c clears the counters" -d "$b" --csv -c
 expect 2 "--count: -c clears the counters" -d "$b" -c --count 2
+# -c takes no reading: what would be computed from one is refused, not
+# ignored after the card was cleared (a bad metric file among them)
+expect 2 "-M: -c clears the counters and takes no reading" -d "$b" -c -M report
+expect 2 "-M: -c clears the counters" -d "$b" -M nosuch -c
+expect 2 "--metric-file: -c clears the counters" -d "$b" -c --metric-file "$work/none.json"
+expect 2 "--diagnose: -c clears the counters" -d "$b" --clear --diagnose
 expect 2 "--list prints the names and exits: without --csv" -d "$b" --list --csv
 expect 2 "--list prints the names and exits: without --jsonl" --list --jsonl
 expect 2 "option '--csv' takes no value" -d "$b" --csv=1

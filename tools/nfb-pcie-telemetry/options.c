@@ -372,6 +372,10 @@ static int check_combination(const struct cli_args *a, struct cli_error *e)
 	if (a->record && a->clear)
 		return cli_fail(e, CLI_EXIT_USAGE,
 				"--record: -c takes no reading, there is nothing to record");
+	/* ignored, they would hide a mistake (a bad metric file) behind a clear */
+	if (a->clear && (a->metrics || a->nmetric_files || a->diagnose))
+		return cli_fail(e, CLI_EXIT_USAGE, "%s: -c clears the counters and takes no reading",
+				a->metrics ? "-M" : a->nmetric_files ? "--metric-file" : "--diagnose");
 	if (a->compare[0] && a->sweep)
 		return cli_fail(e, CLI_EXIT_USAGE, "--compare and --sweep: choose one");
 	if (mode && (a->clear || a->watch || a->record))
