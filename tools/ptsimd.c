@@ -374,8 +374,9 @@ static int parse_options(int argc, char **argv, const char *cmd, struct card *c,
 	return 0;
 }
 
-/* The command line of cmd: its options, the key of its DEVICE, its idle
- * time (start and run) and the runtime folder.  0, 2 after a usage error,
+/* The command line of cmd: its options, the key of its DEVICE (stop and
+ * status: also of a scenario file deleted since its card started), its
+ * idle time (start and run) and the runtime folder.  0, 2 after a usage error,
  * else the exit status of the failure (a DEVICE that names no card is
  * one: 1, or 64 + errno under start --exit-errno). */
 static int parse_card(int argc, char **argv, const char *cmd, struct card *c)
@@ -400,7 +401,8 @@ static int parse_card(int argc, char **argv, const char *cmd, struct card *c)
 		c->idle = idle;
 	c->key[0] = '\0';
 	if (rc == 0 && i < argc)
-		rc = pt_ext_card_key(argv[i], c->key, sizeof(c->key), msg, sizeof(msg));
+		rc = serve ? pt_ext_card_key(argv[i], c->key, sizeof(c->key), msg, sizeof(msg))
+			   : pt_ext_card_find_key(argv[i], c->key, sizeof(c->key), msg, sizeof(msg));
 	if (rc == 0)
 		rc = pt_ext_dir(c->dir, sizeof(c->dir), msg, sizeof(msg));
 	if (rc < 0) {
