@@ -87,9 +87,17 @@ struct card {
 	char key[PT_EXT_KEY_MAX];
 	double idle;
 	int exit_errno; /* start --exit-errno: exit status 64 + errno */
+	int all;        /* stop --all */
 	int lock_fd, listen_fd;
 	struct pt_bus *bus;
 };
+
+/* The exit status of a failure of errno err (after its line): 64 + err
+ * under start --exit-errno (what the extension passes), else 1. */
+static int failed(const struct card *c, int err)
+{
+	return c->exit_errno && err > 0 && err < 128 ? 64 + err : 1;
+}
 
 /* Take the lock, open the card, listen: what `run` and a started daemon
  * do before they serve.  -EBUSY: another daemon has the card. */
@@ -182,11 +190,11 @@ static int cmd_start(struct card *c)
 		close(fd);
 		return 0; /* it runs already */
 	}
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return fail("pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0)
-		return fail("fork: %s", strerror(errno));
+	if (pipe2(p, O_CLOEXEC) < 0 || (pid = fork()) < 0) {
+		err = errno;
+		fail("cannot start the card's daemon: %s", strerror(err));
+		return failed(c, err);
+	}
 	if (pid == 0) {
 		close(p[0]);
 		_exit(daemon_child(c, p[1]));
@@ -204,9 +212,10 @@ static int cmd_start(struct card *c)
 		return 0;
 	if (sscanf(got, "E%d %n", &err, &at) == 1 && at > 0) {
 		fail("%s", got + at);
-		return c->exit_errno && err > 0 && err < 128 ? 64 + err : 1;
+		return failed(c, err);
 	}
-	return fail("the card's daemon ended while it started");
+	fail("%s: the card's daemon ended while it started", c->key);
+	return failed(c, EIO);
 }
 
 static int cmd_run(struct card *c)
@@ -329,33 +338,77 @@ static int parse_idle(const char *v, double *idle)
 	return 0;
 }
 
-/* Options and the DEVICE of start and run. */
-static int parse_card(int argc, char **argv, struct card *c, int need_device)
+/* Whether cmd takes option o: start --idle and --exit-errno, run
+ * --idle, stop --all. */
+static int takes(const char *cmd, const char *o)
 {
-	char msg[MSG];
+	if (!strcmp(o, "--idle"))
+		return !strcmp(cmd, "start") || !strcmp(cmd, "run");
+	return !strcmp(o, "--exit-errno") ? !strcmp(cmd, "start") : !strcmp(cmd, "stop");
+}
+
+/* The options of cmd, in any order (the last --idle winning, *idle < 0
+ * without one); *next: the first operand.  0, or 2 after a usage error. */
+static int parse_options(int argc, char **argv, const char *cmd, struct card *c, double *idle,
+			 int *next)
+{
 	int i = 2;
 
-	if (pt_ext_env_seconds("PT_NFBEXT_IDLE", PT_EXT_IDLE_DEFAULT, &c->idle, msg, sizeof(msg)))
-		return fail("%s", msg);
-	/* the options in any order, the last --idle winning */
+	*idle = -1;
 	for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
-		if (strcmp(argv[i], "--exit-errno") == 0) {
+		const char *o = argv[i];
+
+		if (strcmp(o, "--idle") && strcmp(o, "--exit-errno") && strcmp(o, "--all"))
+			return fail("unknown option '%s' (ptsimd -h)", o) + 1;
+		if (!takes(cmd, o))
+			return fail("'%s': not an option of %s (ptsimd -h)", o, cmd) + 1;
+		if (!strcmp(o, "--exit-errno"))
 			c->exit_errno = 1;
-			continue;
-		}
-		if (strcmp(argv[i], "--idle") != 0)
-			return fail("unknown option '%s' (ptsimd -h)", argv[i]) + 1;
-		if (++i >= argc || parse_idle(argv[i], &c->idle) < 0)
+		else if (!strcmp(o, "--all"))
+			c->all = 1;
+		else if (++i >= argc || parse_idle(argv[i], idle) < 0)
 			return fail("--idle %s: expected seconds, a number from 0 to %.0f (0 = never)",
 				    i < argc ? argv[i] : "(missing)", PT_EXT_SECONDS_MAX) + 1;
 	}
-	if (argc - i != (need_device ? 1 : argc > i))
-		return fail("expected %s (ptsimd -h)", need_device ? "one DEVICE" : "at most one DEVICE") + 1;
+	*next = i;
+	return 0;
+}
+
+/* The command line of cmd: its options, the key of its DEVICE (stop and
+ * status: also of a scenario file deleted since its card started), its
+ * idle time (start and run) and the runtime folder.  0, 2 after a usage error,
+ * else the exit status of the failure (a DEVICE that names no card is
+ * one: 1, or 64 + errno under start --exit-errno). */
+static int parse_card(int argc, char **argv, const char *cmd, struct card *c)
+{
+	int serve = !strcmp(cmd, "start") || !strcmp(cmd, "run");
+	int status = !strcmp(cmd, "status"), i = 2, rc;
+	char msg[MSG];
+	double idle;
+
+	if ((rc = parse_options(argc, argv, cmd, c, &idle, &i)))
+		return rc;
+	if (argc - i != (status ? argc > i : !c->all))
+		return fail("expected %s (ptsimd -h)",
+			    c->all   ? "no DEVICE after --all"
+			    : status ? "at most one DEVICE"
+			    : serve  ? "one DEVICE"
+				     : "one DEVICE or --all") + 1;
+	rc = serve ? pt_ext_env_seconds("PT_NFBEXT_IDLE", PT_EXT_IDLE_DEFAULT, &c->idle, msg,
+					 sizeof(msg))
+		   : 0;
+	if (idle >= 0)
+		c->idle = idle;
 	c->key[0] = '\0';
-	if (i < argc && pt_ext_card_key(argv[i], c->key, sizeof(c->key), msg, sizeof(msg)) < 0)
-		return fail("%s", msg) + 1;
-	if (pt_ext_dir(c->dir, sizeof(c->dir), msg, sizeof(msg)) < 0)
-		return fail("%s", msg);
+	if (rc == 0 && i < argc)
+		rc = serve ? pt_ext_card_key(argv[i], c->key, sizeof(c->key), msg, sizeof(msg))
+			   : pt_ext_card_find_key(argv[i], c->key, sizeof(c->key), msg, sizeof(msg));
+	if (rc == 0)
+		rc = pt_ext_dir(c->dir, sizeof(c->dir), msg, sizeof(msg));
+	if (rc < 0) {
+		fail("%s", msg);
+		return failed(c, -rc);
+	}
 	return 0;
 }
 
@@ -376,22 +429,17 @@ int main(int argc, char **argv)
 	/* Nothing of the process that started us stays open in a daemon. */
 	close_range(3, ~0u, 0);
 	signal(SIGPIPE, SIG_IGN);
-	if (!strcmp(cmd, "stop") && argc == 3 && !strcmp(argv[2], "--all")) {
-		if ((rc = parse_card(argc - 1, argv, &c, 0)))
-			return rc;
-		return printed(each_card(&c, NULL, stop_one));
-	}
 	if (!*cmd)
 		return fail("missing command: start, run, stop or status (ptsimd -h)") + 1;
 	if (strcmp(cmd, "start") && strcmp(cmd, "run") && strcmp(cmd, "stop") && strcmp(cmd, "status"))
 		return fail("unknown command '%s': expected start, run, stop or status (ptsimd -h)",
 			    cmd) + 1;
-	if ((rc = parse_card(argc, argv, &c, strcmp(cmd, "status") != 0)))
+	if ((rc = parse_card(argc, argv, cmd, &c)))
 		return rc;
 	if (!strcmp(cmd, "status"))
 		return printed(each_card(&c, c.key[0] ? c.key : NULL, status_one));
 	if (!strcmp(cmd, "stop"))
-		return printed(each_card(&c, c.key, stop_one));
+		return printed(each_card(&c, c.all ? NULL : c.key, stop_one));
 	daemon_signals();
 	return !strcmp(cmd, "start") ? cmd_start(&c) : cmd_run(&c);
 }

@@ -106,11 +106,95 @@ int pt_ext_dir(char *dir, size_t dirlen, char *msg, size_t msglen)
 	return check_dir(dir, msg, msglen);
 }
 
-int pt_ext_card_key(const char *device, char *key, size_t keylen, char *msg, size_t msglen)
+/* Append the components of rest to the absolute path abs lexically: ""
+ * and "." dropped, ".." takes the last one off. */
+static int append_lexical(char *abs, size_t len, const char *rest)
+{
+	for (const char *c = rest; *c;) {
+		size_t n = strcspn(c, "/"), at = strlen(abs);
+
+		if (n == 2 && c[0] == '.' && c[1] == '.') {
+			char *slash = strrchr(abs, '/');
+
+			slash[slash == abs] = '\0'; /* "/" stays */
+		} else if (n && !(n == 1 && c[0] == '.')) {
+			if (at + 1 + n >= len)
+				return -ENAMETOOLONG;
+			snprintf(abs + at, len - at, "%s%.*s", at > 1 ? "/" : "", (int)n, c);
+		}
+		c += n + (c[n] == '/');
+	}
+	return 0;
+}
+
+/* The absolute path of a file that may be gone: realpath() of the longest
+ * prefix of path that still exists, a dangling link on the way followed
+ * as the kernel would, the rest lexically.  So it is what realpath() gave
+ * while the file existed, unless a link on its way changed since. */
+static int resolve_gone(const char *path, char *abs, size_t len)
+{
+	char cur[PATH_MAX], p[PATH_MAX], t[PATH_MAX];
+	size_t cut;
+	int hops = 0, n;
+
+	if (*path == '/')
+		n = snprintf(cur, sizeof(cur), "%s", path);
+	else if (getcwd(p, sizeof(p)))
+		n = snprintf(cur, sizeof(cur), "%s/%s", p, path);
+	else
+		return -errno;
+	if (n < 0 || (size_t)n >= sizeof(cur))
+		return -ENAMETOOLONG;
+	for (cut = strlen(cur);;) {
+		ssize_t r;
+
+		memcpy(p, cur, cut);
+		p[cut] = '\0';
+		if (realpath(cut ? p : "/", abs))
+			break;
+		r = readlink(p, t, sizeof(t) - 1);
+		if (r < 0) { /* missing (or no link): try the folder above */
+			cut = (size_t)(strrchr(p, '/') - p);
+			continue;
+		}
+		if (++hops > 40)
+			return -ELOOP;
+		t[r] = '\0';
+		if (*t != '/')
+			strrchr(p, '/')[1] = '\0'; /* relative to the link's folder */
+		else
+			p[0] = '\0';
+		if ((size_t)snprintf(abs, len, "%s%s%s", p, t, cur + cut) >= len)
+			return -ENAMETOOLONG;
+		snprintf(cur, sizeof(cur), "%s", abs);
+		cut = strlen(cur);
+	}
+	return append_lexical(abs, len, cur + cut);
+}
+
+/* abs (PATH_MAX bytes): the absolute path of the scenario file spec, or
+ * with gone, of where a file that is gone was. */
+static int scenario_path(const char *spec, int gone, char *abs, char *msg, size_t msglen)
+{
+	int rc;
+
+	if (realpath(spec, abs))
+		return 0;
+	rc = errno ? -errno : -ENOENT;
+	if (gone && (rc = resolve_gone(spec, abs, PATH_MAX)) == 0)
+		return 0;
+	snprintf(msg, msglen, "%.200s: cannot open scenario file: %s", spec, strerror(-rc));
+	return rc;
+}
+
+/* The key of device; gone: a scenario file that no longer exists keyed
+ * by its path resolved as far as it exists (resolve_gone). */
+static int card_key(const char *device, int gone, char *key, size_t keylen, char *msg,
+		    size_t msglen)
 {
 	const char *spec;
 	char abs[PATH_MAX];
-	int n;
+	int n, rc;
 
 	if (strncmp(device, "sim", 3) != 0 || (device[3] != '\0' && device[3] != ':')) {
 		snprintf(msg, msglen, "%.200s: not a simulated card (sim, sim:PRESET or sim:FILE)",
@@ -122,16 +206,25 @@ int pt_ext_card_key(const char *device, char *key, size_t keylen, char *msg, siz
 		n = snprintf(key, keylen, "sim");
 	else if (!strchr(spec, '/') && !strchr(spec, '.'))
 		n = snprintf(key, keylen, "sim:%s", spec); /* a preset (as sim:NAME takes it) */
-	else if (!realpath(spec, abs)) {
-		snprintf(msg, msglen, "%.200s: cannot open scenario file: %s", spec, strerror(errno));
-		return errno ? -errno : -ENOENT;
-	} else
+	else if ((rc = scenario_path(spec, gone, abs, msg, msglen)) < 0)
+		return rc;
+	else
 		n = snprintf(key, keylen, "sim:%s", abs);
 	if (n < 0 || (size_t)n >= keylen) {
 		snprintf(msg, msglen, "%.200s: the device string is too long", device);
 		return -ENAMETOOLONG;
 	}
 	return 0;
+}
+
+int pt_ext_card_key(const char *device, char *key, size_t keylen, char *msg, size_t msglen)
+{
+	return card_key(device, 0, key, keylen, msg, msglen);
+}
+
+int pt_ext_card_find_key(const char *device, char *key, size_t keylen, char *msg, size_t msglen)
+{
+	return card_key(device, 1, key, keylen, msg, msglen);
 }
 
 int pt_ext_card_path(const char *dir, const char *key, const char *ext, struct sockaddr_un *sa,

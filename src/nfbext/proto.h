@@ -86,6 +86,13 @@ int pt_ext_dir(char *dir, size_t dirlen, char *msg, size_t msglen);
  * "sim:NAME" (no '/' or '.': a preset, as sim:NAME takes it), or "sim:"
  * and the absolute path of a scenario file, which must exist. */
 int pt_ext_card_key(const char *device, char *key, size_t keylen, char *msg, size_t msglen);
+/* The key a card of device runs under, for finding it (ptsimd stop and
+ * status): pt_ext_card_key's, and for a scenario file that is gone, its
+ * path resolved as far as it still exists (realpath() of that part, a
+ * dangling link followed), the rest lexically ("." and ".." resolved):
+ * the key the card got while the file existed, unless a link on the way
+ * changed since.  Never use it to start a card. */
+int pt_ext_card_find_key(const char *device, char *key, size_t keylen, char *msg, size_t msglen);
 /* DIR/card-HASH.EXT for a key (ext "sock", "lock", "log"). */
 int pt_ext_card_path(const char *dir, const char *key, const char *ext, struct sockaddr_un *sa,
 		     char *msg, size_t msglen);

@@ -3,7 +3,10 @@
 # value is a usage error (exit status 2) of one line on stderr naming it,
 # with nothing on stdout and no card started; --idle takes what
 # $PT_NFBEXT_IDLE takes (a NaN made a card that never ended); the options
-# come in any order; what was printed must reach standard output.
+# come in any order; what was printed must reach standard output.  A
+# DEVICE that names no card that can run (not sim, an unknown preset, a
+# missing, unreadable or bad scenario file) is a run-time error: status 1,
+# or 64 + errno under start --exit-errno, one line naming it.
 #
 # Usage: test_ptsimd_options.sh BIN_DIR TESTS_DIR
 set -u
@@ -35,6 +38,52 @@ usage "unknown option '-x'" run -x sim:idle
 # an echoed argument stays on its line
 usage 'unknown command '"'"'a\x0Ab'"'" $'a\nb'
 usage '--idle 1\x0A2: expected seconds' start --idle $'1\n2' sim:idle
+usage "'--exit-errno': not an option of run" run --exit-errno sim:idle
+usage "'--idle': not an option of stop" stop --idle 5 sim:idle
+usage "'--exit-errno': not an option of status" status --exit-errno
+usage "expected one DEVICE" start --exit-errno
+usage "expected one DEVICE" stop sim sim:idle
+
+# refused RC TEXT ARGS...: status RC, nothing on stdout, one line holding TEXT
+refused() {
+	local want=$1 what=$2
+	shift 2
+	timeout 20 "$simd" "$@" >"$tmp/o" 2>"$tmp/e" </dev/null
+	local rc=$?
+	if [ $rc -eq "$want" ] && [ ! -s "$tmp/o" ] && [ "$(wc -l <"$tmp/e")" -eq 1 ] &&
+		grep -qF -- "ptsimd: $what" "$tmp/e"; then
+		pass
+	else
+		fail "ptsimd $* (status $want)" "rc $rc, stdout $(wc -c <"$tmp/o") bytes, stderr: $(head -c 300 "$tmp/e" | tr '\n' '|')"
+	fi
+}
+printf '[card]\nbase = nosuch\n' >"$tmp/bad.ini"
+mkdir "$tmp/dir.ini"
+# errno: ENOENT 2, EISDIR 21, EINVAL 22
+for cmd in start run; do
+	refused 1 "$tmp/missing.ini: cannot open scenario file" $cmd "sim:$tmp/missing.ini"
+	refused 1 "$tmp/bad.ini" $cmd "sim:$tmp/bad.ini"
+	refused 1 "$tmp/dir.ini" $cmd "sim:$tmp/dir.ini"
+	refused 1 "sim:nosuch: no such preset" $cmd sim:nosuch
+	refused 1 "foo: not a simulated card" $cmd foo
+	PT_NFBEXT_IDLE=x refused 1 "PT_NFBEXT_IDLE=x: expected seconds" $cmd sim:idle
+done
+refused 66 "$tmp/missing.ini: cannot open scenario file" start --exit-errno "sim:$tmp/missing.ini"
+refused 86 "$tmp/bad.ini" start --exit-errno "sim:$tmp/bad.ini"
+refused 85 "$tmp/dir.ini" start --exit-errno "sim:$tmp/dir.ini"
+refused 66 "sim:nosuch: no such preset" start --exit-errno sim:nosuch
+refused 86 "foo: not a simulated card" start --exit-errno foo
+PT_NFBEXT_IDLE=x refused 86 "PT_NFBEXT_IDLE=x: expected seconds" start --exit-errno sim:idle
+mkdir -m 0755 "$tmp/open"
+PT_NFBEXT_DIR=$tmp/open refused 77 "$tmp/open: the runtime folder belongs to" start --exit-errno sim:idle
+PT_NFBEXT_DIR=$tmp/open refused 1 "$tmp/open: the runtime folder belongs to" start sim:idle
+for cmd in stop status; do
+	refused 1 "foo: not a simulated card" $cmd foo
+	PT_NFBEXT_DIR=$tmp/open refused 1 "$tmp/open: the runtime folder belongs to" $cmd sim:idle
+done
+# stop and status do not use $PT_NFBEXT_IDLE
+PT_NFBEXT_IDLE=x "$simd" stop --all >"$tmp/o" 2>&1 && PT_NFBEXT_IDLE=x "$simd" status >>"$tmp/o" 2>&1 &&
+	[ ! -s "$tmp/o" ] && pass || fail "stop, status with a bad PT_NFBEXT_IDLE" "$(head -c 300 "$tmp/o")"
 # none of them left a card behind
 "$simd" status >"$tmp/o" 2>&1
 [ ! -s "$tmp/o" ] && pass || fail "no card" "a refused start left: $(head -c 300 "$tmp/o" | tr '\n' '|')"
