@@ -193,6 +193,13 @@ struct brakes {
 	unsigned na, nb;
 };
 
+/* Bytes between the fields the model's side of the card writes (the word
+ * builders, the model's inputs: emit.c, on the caller's thread) and the
+ * endpoint's own, which its thread writes meanwhile, and between two
+ * endpoints: no cache line (nor pair of lines, which CPUs fetch together)
+ * is written by two threads. */
+#define PTE_APART 128
+
 struct port {
 	struct rng rng;
 	struct pte_pick pick_r, pick_w; /* the size distributions of reads and writes */
@@ -200,7 +207,9 @@ struct port {
 	uint64_t addr_r, addr_w;
 	struct reqq pend;          /* generated, not yet on UP */
 	struct pte_wt up, down;    /* as rq and rc of struct ep */
-	struct pte_mfb upb, downb;
+	char apart0[PTE_APART];
+	struct pte_mfb upb, downb; /* on the model's side, as rqb and rcb */
+	char apart1[PTE_APART];
 	struct pte_mvb upv, downv;
 	struct fq afifo;           /* completions towards the port */
 	uint64_t af_words, af_hdrs, af_regions; /* in the FIFOs towards the port */
@@ -220,12 +229,15 @@ struct ep {
 	struct ptc ptc;
 	struct push push;
 	struct pte_wt rq, rc;      /* the RQ and RC buses as the schedulers see them, */
+	char apart0[PTE_APART];
 	struct pte_mfb rqb, rcb;   /* ... their words (built on the model's side) */
+	struct ptm_pcie_in in;     /* the model's inputs as the last emission left them */
+	char apart1[PTE_APART];
 	struct lvl tagl, stl;
 	struct brakes brk;
-	struct ptm_pcie_in in;
 	struct port port[PTM_MAX_DMA_PORTS];
 	struct pte_truth truth;
+	char apart2[PTE_APART];    /* from the next endpoint, on a thread of its own */
 };
 
 /* ---- jobs: the slices of one emission (engine.c) ------------------------------ */
