@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "nfbext/proto.h"
@@ -119,6 +120,29 @@ static int card_open(struct card *c, char *msg, size_t msglen)
 	return rc;
 }
 
+/* card_open, waiting while another daemon holds the card's lock but
+ * serves nothing: one that ends lets go of it a moment after its socket
+ * is gone (it closes the card first), so `ptsimd stop` then `start` or
+ * `run` gets a fresh card, not "it runs already" from the one ending.
+ * -EBUSY: another daemon serves the card (or starts it, still after
+ * PT_EXT_TIMEOUT_DEFAULT). */
+static int card_open_wait(struct card *c, char *msg, size_t msglen)
+{
+	double deadline = pt_ext_now() + PT_EXT_TIMEOUT_DEFAULT;
+	int rc, fd, pid;
+
+	while ((rc = card_open(c, msg, msglen)) == -EBUSY && pt_ext_now() < deadline) {
+		struct timespec ms = { 0, 10000000 };
+
+		if (pt_ext_connect(c->key, 0.5, &fd, &pid, msg, msglen) == 0) {
+			close(fd);
+			break; /* it serves */
+		}
+		nanosleep(&ms, NULL);
+	}
+	return rc;
+}
+
 static int card_serve(struct card *c)
 {
 	char msg[MSG];
@@ -164,8 +188,8 @@ static int daemon_child(struct card *c, int ready)
 	int rc;
 
 	setsid();
-	rc = card_open(c, msg, sizeof(msg));
-	if (rc == -EBUSY) { /* another daemon is starting it: the client retries */
+	rc = card_open_wait(c, msg, sizeof(msg));
+	if (rc == -EBUSY) { /* another daemon serves it or starts it: the client retries */
 		dprintf(ready, "OK\n");
 		return 0;
 	}
@@ -221,7 +245,7 @@ static int cmd_start(struct card *c)
 static int cmd_run(struct card *c)
 {
 	char msg[MSG];
-	int rc = card_open(c, msg, sizeof(msg));
+	int rc = card_open_wait(c, msg, sizeof(msg));
 
 	if (rc == -EBUSY)
 		return fail("%s: a daemon serves this card already (ptsimd stop %s)", c->key, c->key);
