@@ -406,18 +406,21 @@ static int parse_options(int argc, char **argv, const char *cmd, struct card *c,
 static int parse_card(int argc, char **argv, const char *cmd, struct card *c)
 {
 	int serve = !strcmp(cmd, "start") || !strcmp(cmd, "run");
-	int status = !strcmp(cmd, "status"), i = 2, rc;
+	int status = !strcmp(cmd, "status"), i = 2, rc, want;
 	char msg[MSG];
 	double idle;
 
 	if ((rc = parse_options(argc, argv, cmd, c, &idle, &i)))
 		return rc;
-	if (argc - i != (status ? argc > i : !c->all))
-		return fail("expected %s (ptsimd -h)",
-			    c->all   ? "no DEVICE after --all"
-			    : status ? "at most one DEVICE"
-			    : serve  ? "one DEVICE"
-				     : "one DEVICE or --all") + 1;
+	want = status ? argc > i : !c->all;
+	if (argc - i > want) /* name the first argument too many */
+		return fail("'%s': %s (ptsimd -h)", argv[i + want],
+			    argv[i + want][0] == '-' ? "the options come before the DEVICE"
+			    : c->all		     ? "no DEVICE with --all"
+			    : status		     ? "expected at most one DEVICE"
+						     : "expected one DEVICE") + 1;
+	if (argc - i < want)
+		return fail("expected %s (ptsimd -h)", serve ? "one DEVICE" : "one DEVICE or --all") + 1;
 	rc = serve ? pt_ext_env_seconds("PT_NFBEXT_IDLE", PT_EXT_IDLE_DEFAULT, &c->idle, msg,
 					 sizeof(msg))
 		   : 0;
