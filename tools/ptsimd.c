@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "nfbext/proto.h"
@@ -119,6 +120,29 @@ static int card_open(struct card *c, char *msg, size_t msglen)
 	return rc;
 }
 
+/* card_open, waiting while another daemon holds the card's lock but
+ * serves nothing: one that ends lets go of it a moment after its socket
+ * is gone (it closes the card first), so `ptsimd stop` then `start` or
+ * `run` gets a fresh card, not "it runs already" from the one ending.
+ * -EBUSY: another daemon serves the card (or starts it, still after
+ * PT_EXT_TIMEOUT_DEFAULT). */
+static int card_open_wait(struct card *c, char *msg, size_t msglen)
+{
+	double deadline = pt_ext_now() + PT_EXT_TIMEOUT_DEFAULT;
+	int rc, fd, pid;
+
+	while ((rc = card_open(c, msg, msglen)) == -EBUSY && pt_ext_now() < deadline) {
+		struct timespec ms = { 0, 10000000 };
+
+		if (pt_ext_connect(c->key, 0.5, &fd, &pid, msg, msglen) == 0) {
+			close(fd);
+			break; /* it serves */
+		}
+		nanosleep(&ms, NULL);
+	}
+	return rc;
+}
+
 static int card_serve(struct card *c)
 {
 	char msg[MSG];
@@ -164,8 +188,8 @@ static int daemon_child(struct card *c, int ready)
 	int rc;
 
 	setsid();
-	rc = card_open(c, msg, sizeof(msg));
-	if (rc == -EBUSY) { /* another daemon is starting it: the client retries */
+	rc = card_open_wait(c, msg, sizeof(msg));
+	if (rc == -EBUSY) { /* another daemon serves it or starts it: the client retries */
 		dprintf(ready, "OK\n");
 		return 0;
 	}
@@ -221,7 +245,7 @@ static int cmd_start(struct card *c)
 static int cmd_run(struct card *c)
 {
 	char msg[MSG];
-	int rc = card_open(c, msg, sizeof(msg));
+	int rc = card_open_wait(c, msg, sizeof(msg));
 
 	if (rc == -EBUSY)
 		return fail("%s: a daemon serves this card already (ptsimd stop %s)", c->key, c->key);
@@ -382,18 +406,21 @@ static int parse_options(int argc, char **argv, const char *cmd, struct card *c,
 static int parse_card(int argc, char **argv, const char *cmd, struct card *c)
 {
 	int serve = !strcmp(cmd, "start") || !strcmp(cmd, "run");
-	int status = !strcmp(cmd, "status"), i = 2, rc;
+	int status = !strcmp(cmd, "status"), i = 2, rc, want;
 	char msg[MSG];
 	double idle;
 
 	if ((rc = parse_options(argc, argv, cmd, c, &idle, &i)))
 		return rc;
-	if (argc - i != (status ? argc > i : !c->all))
-		return fail("expected %s (ptsimd -h)",
-			    c->all   ? "no DEVICE after --all"
-			    : status ? "at most one DEVICE"
-			    : serve  ? "one DEVICE"
-				     : "one DEVICE or --all") + 1;
+	want = status ? argc > i : !c->all;
+	if (argc - i > want) /* name the first argument too many */
+		return fail("'%s': %s (ptsimd -h)", argv[i + want],
+			    argv[i + want][0] == '-' ? "the options come before the DEVICE"
+			    : c->all		     ? "no DEVICE with --all"
+			    : status		     ? "expected at most one DEVICE"
+						     : "expected one DEVICE") + 1;
+	if (argc - i < want)
+		return fail("expected %s (ptsimd -h)", serve ? "one DEVICE" : "one DEVICE or --all") + 1;
 	rc = serve ? pt_ext_env_seconds("PT_NFBEXT_IDLE", PT_EXT_IDLE_DEFAULT, &c->idle, msg,
 					 sizeof(msg))
 		   : 0;

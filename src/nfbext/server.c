@@ -272,10 +272,12 @@ int pt_ext_serve(const struct pt_ext_server *s, char *msg, size_t msglen)
 			break;
 		}
 	}
-	while (st->n)
-		drop(st, st->n - 1, NULL);
+	/* The socket goes first: a client that sees its connection close
+	 * (`ptsimd stop` waits for that) finds no card any more. */
 	if (s->sock)
 		unlink(s->sock);
+	while (st->n)
+		drop(st, st->n - 1, NULL);
 	free(st);
 	return rc;
 }

@@ -42,7 +42,13 @@ usage "'--exit-errno': not an option of run" run --exit-errno sim:idle
 usage "'--idle': not an option of stop" stop --idle 5 sim:idle
 usage "'--exit-errno': not an option of status" status --exit-errno
 usage "expected one DEVICE" start --exit-errno
-usage "expected one DEVICE" stop sim sim:idle
+usage "expected one DEVICE or --all" stop
+# an argument too many is named
+usage "'sim:idle': expected one DEVICE" stop sim sim:idle
+usage "'sim': expected at most one DEVICE" status sim:idle sim
+usage "'sim:idle': no DEVICE with --all" stop --all sim:idle
+usage "'--idle': the options come before the DEVICE" start sim:idle --idle 5
+usage "'--all': the options come before the DEVICE" stop sim:idle --all
 
 # refused RC TEXT ARGS...: status RC, nothing on stdout, one line holding TEXT
 refused() {
