@@ -190,13 +190,28 @@ static double stall_share(const struct meas *m)
 	return 2.0 * m->entries / window;
 }
 
+/* The scenario file the draws are written to, removed however the test
+ * ends. */
+static int make_file(void **state)
+{
+	static char path[] = "/tmp/pt_env_cfgXXXXXX";
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	*state = path;
+	return 0;
+}
+
+static int remove_file(void **state)
+{
+	unlink(*state);
+	return 0;
+}
+
 static void test_random_configs(void **state)
 {
-	(void)state;
-	char path[] = "/tmp/pt_env_cfgXXXXXX";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	close(fd);
+	const char *path = *state;
 	unsigned exact = 0, lossy = 0;
 	for (unsigned i = 0; i < CONFIGS; i++) {
 		uint64_t s = 0x5EED0000u + i;
@@ -220,7 +235,6 @@ static void test_random_configs(void **state)
 		}
 		done(&m);
 	}
-	unlink(path);
 	print_message("%u exact, %u losing deltas, of %u\n", exact, lossy, CONFIGS);
 	/* the draws cover both sides */
 	assert_true(exact >= CONFIGS / 2);
@@ -230,7 +244,7 @@ static void test_random_configs(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_random_configs),
+		cmocka_unit_test_setup_teardown(test_random_configs, make_file, remove_file),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
