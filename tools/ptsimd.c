@@ -421,11 +421,11 @@ static int parse_card(int argc, char **argv, const char *cmd, struct card *c)
 						     : "expected one DEVICE") + 1;
 	if (argc - i < want)
 		return fail("expected %s (ptsimd -h)", serve ? "one DEVICE" : "one DEVICE or --all") + 1;
-	rc = serve ? pt_ext_env_seconds("PT_NFBEXT_IDLE", PT_EXT_IDLE_DEFAULT, &c->idle, msg,
-					 sizeof(msg))
-		   : 0;
-	if (idle >= 0)
-		c->idle = idle;
+	/* $PT_NFBEXT_IDLE is the default of --idle: not read when it is given */
+	c->idle = idle;
+	rc = serve && idle < 0 ? pt_ext_env_seconds("PT_NFBEXT_IDLE", PT_EXT_IDLE_DEFAULT, &c->idle,
+						    msg, sizeof(msg))
+			       : 0;
 	c->key[0] = '\0';
 	if (rc == 0 && i < argc)
 		rc = serve ? pt_ext_card_key(argv[i], c->key, sizeof(c->key), msg, sizeof(msg))

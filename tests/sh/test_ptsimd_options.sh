@@ -101,6 +101,12 @@ rc=$?
 	fail "options in any order" "rc $rc: $(head -c 300 "$tmp/e")"
 "$simd" status sim:idle | grep -qx 'idle=5' && pass ||
 	fail "last --idle" "$("$simd" status sim:idle 2>&1 | tr '\n' '|')"
+# --idle on the command line: $PT_NFBEXT_IDLE, only its default, is not read
+"$simd" stop sim:idle >/dev/null 2>&1
+PT_NFBEXT_IDLE=x timeout 30 "$simd" start --idle 6 sim:idle >"$tmp/o" 2>"$tmp/e"
+rc=$?
+[ $rc -eq 0 ] && "$simd" status sim:idle | grep -qx 'idle=6' && pass ||
+	fail "--idle with a bad PT_NFBEXT_IDLE" "rc $rc: $(head -c 300 "$tmp/e")"
 
 # a full standard output is a failure
 if [ -w /dev/full ]; then
