@@ -336,6 +336,7 @@ struct pte_card {
 	double progress_min;       /* wall seconds a run must be expected to take */
 	pte_stop_fn stop;          /* asked between stretches of a long run */
 	void *stop_arg;
+	char apart[PTE_APART];     /* the model's side writes the fields above */
 	struct ep ep[PTM_MAX_ENDPOINTS];
 	struct ptm_bus_in dbus[2 * PTM_MAX_ENDPOINTS * PTM_MAX_DMA_PORTS];
 };
