@@ -238,17 +238,17 @@ static enum MHD_Result serve_metrics(struct pt_serve_http *h, struct MHD_Connect
 	struct MHD_Response *r;
 	enum MHD_Result rc;
 	const char *type = NULL;
-	char *body = NULL;
-	size_t len = 0;
+	struct pt_serve_body b;
 
-	if (h->metrics(h->arg, om, &body, &len, &type) < 0) {
-		free(body);
+	if (h->metrics(h->arg, om, &b, &type) < 0)
 		return reply(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "text/plain; charset=utf-8",
 			     "500 the metrics could not be rendered\n", false);
-	}
-	r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	/* no copy of the families per scrape: MHD sends both parts from
+	 * where they are and calls release when done with them */
+	const struct MHD_IoVec iov[2] = { { b.part[0], b.len[0] }, { b.part[1], b.len[1] } };
+	r = MHD_create_response_from_iovec(iov, 2, b.release, b.cls);
 	if (!r) {
-		free(body);
+		b.release(b.cls);
 		return MHD_NO;
 	}
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);

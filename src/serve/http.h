@@ -31,10 +31,21 @@ int pt_serve_listen(const struct pt_serve_addr *a, int *fd, char *bound, size_t 
  * wildcard); the text format wins ties and when the header is NULL. */
 bool pt_serve_accept_openmetrics(const char *accept);
 
-/* The body of a scrape: fills *body (malloc'd, the callee's job), *len
- * and *content_type (a constant), and returns 0, or a negative errno
- * (the server answers 500). */
-typedef int (*pt_serve_metrics_fn)(void *arg, bool openmetrics, char **body, size_t *len,
+/* The body of a scrape, in two parts sent one after the other (the
+ * families, shared by the scrapes of one poll, and this scrape's own
+ * end), valid until the server calls release(cls) once it has sent them
+ * or given up. */
+struct pt_serve_body {
+	const char *part[2];
+	size_t len[2];
+	void (*release)(void *cls);
+	void *cls;
+};
+
+/* The body of a scrape: fills *body and *content_type (a constant) and
+ * returns 0, or a negative errno with nothing to release (the server
+ * answers 500). */
+typedef int (*pt_serve_metrics_fn)(void *arg, bool openmetrics, struct pt_serve_body *body,
 				   const char **content_type);
 
 struct pt_serve_http_config {

@@ -3,7 +3,7 @@
  * pollers, the HTTP server, and between them the scrape: the families of
  * every device rendered from the last polls (under each poller's lock)
  * and kept until a poller publishes again, so that scrapes between two
- * polls only copy the text and add their own duration.
+ * polls share the text and add only their own duration.
  */
 #include <errno.h>
 #include <math.h>
@@ -23,13 +23,28 @@
 #define CONN_MEMORY (16u << 10)
 #define HTTP_THREADS 2
 
+/* Rendered families: the cache holds a reference, and so does every
+ * scrape whose answer is still being sent. */
+struct shared_text {
+	atomic_uint refs;
+	char *text;
+	size_t len;
+};
+
 /* The rendered families of one format, valid for one generation. */
 struct cache {
 	bool valid;
 	unsigned long generation;
-	char *text;
-	size_t len;
+	struct shared_text *t;
 };
+
+static void shared_unref(struct shared_text *t)
+{
+	if (t && atomic_fetch_sub(&t->refs, 1) == 1) {
+		free(t->text);
+		free(t);
+	}
+}
 
 struct pt_serve {
 	struct pt_serve_poller *pollers;
@@ -71,46 +86,77 @@ static int render_families(struct pt_serve *s, enum pt_prom_format fmt, struct c
 		pthread_mutex_unlock(&s->pollers[i].mu);
 	if (fclose(f) != 0 && rc == 0)
 		rc = -ENOMEM;
-	if (rc < 0) {
+	struct shared_text *t = rc < 0 ? NULL : malloc(sizeof(*t));
+	if (!t) {
 		free(text);
-		return rc;
+		return rc < 0 ? rc : -ENOMEM;
 	}
-	free(c->text);
-	*c = (struct cache){ true, gen, text, len };
+	atomic_init(&t->refs, 1);
+	t->text = text;
+	t->len = len;
+	shared_unref(c->t);
+	*c = (struct cache){ true, gen, t };
+	return 0;
+}
+
+/* One scrape's answer: the shared families and its own end. */
+struct scrape_body {
+	struct shared_text *t;
+	char tail[512];
+};
+
+static void scrape_release(void *cls)
+{
+	struct scrape_body *b = cls;
+
+	shared_unref(b->t);
+	free(b);
+}
+
+/* The end of an answer (the scrape's duration) into tail; its length. */
+static int scrape_tail(enum pt_prom_format fmt, double seconds, char *tail, size_t cap,
+		       size_t *n)
+{
+	FILE *f = fmemopen(tail, cap, "w");
+
+	if (!f || pt_render_prom_end(f, fmt, seconds) < 0 || fflush(f) != 0) {
+		if (f)
+			fclose(f);
+		return -EIO;
+	}
+	*n = (size_t)ftell(f);
+	fclose(f);
 	return 0;
 }
 
 /* The HTTP side's callback: the cached families, then the duration. */
-static int scrape(void *arg, bool openmetrics, char **body, size_t *len, const char **type)
+static int scrape(void *arg, bool openmetrics, struct pt_serve_body *body, const char **type)
 {
 	struct pt_serve *s = arg;
 	enum pt_prom_format fmt = openmetrics ? PT_PROM_OPENMETRICS : PT_PROM_TEXT;
 	struct cache *c = &s->cache[fmt];
 	double t0 = mono_now();
-	char tail[512];
-	FILE *f;
-	int rc = 0;
+	struct scrape_body *b = malloc(sizeof(*b));
+	size_t n = 0;
+	int rc = b ? 0 : -ENOMEM;
 
 	*type = pt_render_prom_content_type(fmt);
+	if (rc < 0)
+		return rc;
 	pthread_mutex_lock(&s->cache_mu);
 	if (!c->valid || c->generation != atomic_load(&s->generation))
 		rc = render_families(s, fmt, c);
-	*body = rc == 0 ? malloc(c->len + sizeof tail) : NULL;
-	if (*body)
-		memcpy(*body, c->text, c->len);
-	*len = c->len;
+	b->t = rc < 0 ? NULL : c->t;
+	if (b->t)
+		atomic_fetch_add(&b->t->refs, 1);
 	pthread_mutex_unlock(&s->cache_mu);
-	if (!*body)
-		return rc < 0 ? rc : -ENOMEM;
-	f = fmemopen(tail, sizeof tail, "w");
-	if (!f || pt_render_prom_end(f, fmt, mono_now() - t0) < 0 || fflush(f) != 0) {
-		if (f)
-			fclose(f);
-		return -EIO;
+	if (rc == 0)
+		rc = scrape_tail(fmt, mono_now() - t0, b->tail, sizeof(b->tail), &n);
+	if (rc < 0) {
+		scrape_release(b);
+		return rc;
 	}
-	memcpy(*body + *len, tail, (size_t)ftell(f));
-	*len += (size_t)ftell(f);
-	fclose(f);
+	*body = (struct pt_serve_body){ { b->t->text, b->tail }, { b->t->len, n }, scrape_release, b };
 	return 0;
 }
 
@@ -286,7 +332,7 @@ void pt_serve_stop(struct pt_serve *s)
 	}
 	free(s->pollers);
 	for (unsigned f = 0; f < 2; f++)
-		free(s->cache[f].text);
+		shared_unref(s->cache[f].t); /* the answers in flight were released */
 	pthread_mutex_destroy(&s->cache_mu);
 	free(s);
 }
