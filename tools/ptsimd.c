@@ -12,7 +12,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -348,20 +347,6 @@ static int printed(int rc)
 	return rc;
 }
 
-/* --idle SEC: what $PT_NFBEXT_IDLE takes (a NaN never ended the card). */
-static int parse_idle(const char *v, double *idle)
-{
-	char *end;
-	double d;
-
-	errno = 0;
-	d = strtod(v, &end);
-	if (!*v || *end || errno || !isfinite(d) || d < 0 || d > PT_EXT_SECONDS_MAX)
-		return -EINVAL;
-	*idle = d;
-	return 0;
-}
-
 /* Whether cmd takes option o: start --idle and --exit-errno, run
  * --idle, stop --all. */
 static int takes(const char *cmd, const char *o)
@@ -390,7 +375,7 @@ static int parse_options(int argc, char **argv, const char *cmd, struct card *c,
 			c->exit_errno = 1;
 		else if (!strcmp(o, "--all"))
 			c->all = 1;
-		else if (++i >= argc || parse_idle(argv[i], idle) < 0)
+		else if (++i >= argc || pt_ext_parse_seconds(argv[i], idle) < 0)
 			return fail("--idle %s: expected seconds, a number from 0 to %.0f (0 = never)",
 				    i < argc ? argv[i] : "(missing)", PT_EXT_SECONDS_MAX) + 1;
 	}

@@ -39,23 +39,31 @@ double pt_ext_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+int pt_ext_parse_seconds(const char *v, double *out)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(v, &end);
+	if (!*v || *end || errno || !isfinite(d) || d < 0 || d > PT_EXT_SECONDS_MAX)
+		return -EINVAL;
+	*out = d;
+	return 0;
+}
+
 int pt_ext_env_seconds(const char *name, double deflt, double *out, char *msg, size_t msglen)
 {
 	const char *v = getenv(name);
-	char *end;
-	double d;
 
 	*out = deflt;
 	if (!v || !*v)
 		return 0;
-	errno = 0;
-	d = strtod(v, &end);
-	if (errno || *end || !isfinite(d) || d < 0 || d > PT_EXT_SECONDS_MAX) {
+	if (pt_ext_parse_seconds(v, out) < 0) {
 		snprintf(msg, msglen, "%s=%.40s: expected seconds, a number from 0 to %.0f", name, v,
 			 PT_EXT_SECONDS_MAX);
 		return -EINVAL;
 	}
-	*out = d;
 	return 0;
 }
 

@@ -72,9 +72,12 @@ static inline unsigned char *pt_ext_payload(struct pt_ext_msg *m)
 void pt_ext_put32(unsigned char *p, uint32_t v);
 uint32_t pt_ext_get32(const unsigned char *p);
 
-/* A seconds value from the environment variable name (a positive
- * number), or deflt when it is unset or empty; -EINVAL with a message for
- * anything else. */
+/* Seconds as text: a finite number from 0 to PT_EXT_SECONDS_MAX into
+ * *out, else -EINVAL (*out unchanged). */
+int pt_ext_parse_seconds(const char *v, double *out);
+/* A seconds value from the environment variable name (as
+ * pt_ext_parse_seconds takes it), or deflt when it is unset or empty;
+ * -EINVAL with a message for anything else. */
 int pt_ext_env_seconds(const char *name, double deflt, double *out, char *msg, size_t msglen);
 /* CLOCK_MONOTONIC in seconds. */
 double pt_ext_now(void);
