@@ -79,15 +79,20 @@ int pte_card_mi_read_block(struct pte_card *c, uint32_t addr, uint32_t *buf, siz
 ptm_model *pte_card_model(struct pte_card *c);
 
 /*
- * Endpoints on threads of their own (one each; the model, and the words
- * of the endpoints' buses, stay on the calling thread, up to a few drain
- * periods behind): the same numbers as without, in less wall-clock time
- * when cores are free.  On by default on a machine with more than one
- * CPU, for a card of one endpoint too (it and the model run side by
- * side).  Returns 0, or a negative errno when no threads could be
- * started (the card goes on without).
+ * Endpoints on threads of their own (the model stays on the calling
+ * thread, up to a few drain periods behind): the same numbers as
+ * without, in less wall-clock time when cores are free.  On by default
+ * when the process may run on more than one CPU, for a card of one
+ * endpoint too (it and the model run side by side): a thread per
+ * endpoint while a CPU is left for the model, else one thread fewer than
+ * the CPUs, each running several endpoints.  Returns 0, or a negative
+ * errno when no threads could be started (the card goes on without).
  */
 int pte_card_set_threads(struct pte_card *c, int on);
+
+/* The same with n threads (0: none; at most one per endpoint; thread t
+ * runs endpoints t, t + n, ...), whatever the CPUs. */
+int pte_card_set_thread_count(struct pte_card *c, unsigned n);
 
 /* Built-in presets. */
 size_t pte_preset_count(void);

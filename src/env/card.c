@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "env/card_priv.h"
 
@@ -216,7 +215,14 @@ ptm_model *pte_card_model(struct pte_card *c)
 
 int pte_card_set_threads(struct pte_card *c, int on)
 {
-	return pte_engine_threads(c, on);
+	if (on && c->w.n)
+		return 0; /* on already, however many */
+	return pte_engine_threads(c, on ? pte_engine_auto_threads(c) : 0);
+}
+
+int pte_card_set_thread_count(struct pte_card *c, unsigned n)
+{
+	return pte_engine_threads(c, n);
 }
 
 uint64_t pte_card_batches(const struct pte_card *c)
@@ -490,8 +496,8 @@ int pte_card_open_ex(const char *spec, const char *const *overrides, size_t n, i
 	if (!rc)
 		rc = power_up(c);
 	pte_card_set_progress(c, default_progress, default_progress_arg, default_progress_min);
-	if (!rc && sysconf(_SC_NPROCESSORS_ONLN) > 1)
-		pte_engine_threads(c, 1); /* without them if they cannot start */
+	if (!rc && pte_engine_cpus() > 1)
+		pte_engine_threads(c, pte_engine_auto_threads(c)); /* without them if they cannot start */
 	if (rc) {
 		snprintf(msg, msglen, "simulated card: %s", strerror(-rc));
 		pte_card_free(c);

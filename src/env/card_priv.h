@@ -286,8 +286,9 @@ struct pte_snap {
 	size_t used, cap;
 };
 
-/* Endpoints on threads of their own: one per endpoint; the model stays on
- * the caller's thread (engine.c).  published and finished[] are the
+/* Endpoints on threads of their own: one per endpoint while the CPUs
+ * last, else thread t runs endpoints t, t + n, ...; the model stays on
+ * the caller's thread (engine.c).  published and finished[t] are the
  * handshake (a thread spins a little before it sleeps on a condition);
  * sleeping counts the threads that wait on one. */
 struct pte_workers {
@@ -296,7 +297,7 @@ struct pte_workers {
 	pthread_mutex_t mu;
 	pthread_cond_t work, done;
 	_Atomic uint64_t published; /* jobs the endpoints may run */
-	_Atomic uint64_t finished[PTM_MAX_ENDPOINTS];
+	_Atomic uint64_t finished[PTM_MAX_ENDPOINTS]; /* per thread */
 	_Atomic int stop;
 	_Atomic int sleeping;       /* threads waiting on a condition */
 	_Atomic uint64_t want;      /* the caller sleeps until every endpoint
@@ -304,7 +305,7 @@ struct pte_workers {
 	unsigned spins;            /* a waiting thread gives way this often first */
 	struct pte_worker_arg {
 		struct pte_card *c;
-		unsigned e;
+		unsigned t, nth;    /* this thread, threads in all */
 	} arg[PTM_MAX_ENDPOINTS];
 };
 
@@ -317,7 +318,8 @@ struct pte_card {
 	uint64_t pcie_done, dma_done, mi_done;
 	unsigned em_max;           /* slices per emission */
 	int words_on_ep;           /* the word builders run with their endpoint
-				    * (cards of several endpoints), not with the model */
+				    * (several endpoints, a thread each), not
+				    * with the model (engine.c, threads_for) */
 	/* emissions: planned (pcie_done and dma_done are their end), and
 	 * given to the model; job j in jobs[j % PTE_JOBS], its snapshots in
 	 * snaps[j % PTE_JOBS][endpoint] */
@@ -551,9 +553,14 @@ int pte_emit(struct pte_card *c, struct pte_snap *const *snap);
  * few emissions behind the endpoints, up to them at the end).  The first
  * failure is kept in c->err and returned. */
 int pte_engine_advance(struct pte_card *c, uint64_t target);
-/* Endpoint threads on (1) or off (0); the card must be idle.  0 or a
- * negative errno (threads could not be started). */
-int pte_engine_threads(struct pte_card *c, int on);
+/* nth endpoint threads (0: none, at most the endpoints), started anew
+ * when the count changes; the card must be idle.  0 or a negative errno
+ * (threads could not be started: the card goes on without). */
+int pte_engine_threads(struct pte_card *c, unsigned nth);
 void pte_engine_stop(struct pte_card *c);
+/* CPUs this process may run on (its affinity mask), at least 1. */
+unsigned pte_engine_cpus(void);
+/* The threads that suit the card on these CPUs (pte_engine_threads). */
+unsigned pte_engine_auto_threads(const struct pte_card *c);
 
 #endif

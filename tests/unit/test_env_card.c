@@ -10,7 +10,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -265,48 +267,97 @@ static void test_progress(void **state)
 	assert_memory_equal(c0, c2, sizeof(c0));
 }
 
-/* Endpoints on their own threads: the same truth and counters, whatever
- * the threads did meanwhile, with MI accesses in between; a card of one
- * endpoint (pipelined with the model) and one of two. */
-static void threads_same_numbers(const char *preset)
+/* A card run with n0 endpoint threads, n1 in the middle, n0 again, with
+ * MI accesses in between: every endpoint's truth and the counters. */
+static void threads_run(const char *spec, unsigned n0, unsigned n1, struct pte_truth *t,
+			uint32_t *cnt, unsigned ncnt)
 {
-	static uint32_t cnt[2][2048];
-	struct pte_truth t[2][2];
-	memset(t, 0, sizeof(t));
-	for (int on = 0; on < 2; on++) {
-		struct pte_card *c;
-		char msg[256];
-		assert_int_equal(pte_card_open(preset, &c, msg, sizeof(msg)), 0);
-		assert_int_equal(pte_card_set_threads(c, on), 0);
-		for (int i = 0; i < 3; i++) {
-			assert_int_equal(pte_card_run(c, 0.001), 0);
-			(void)reg(c, 0x24);
-		}
-		/* off and on again in the middle */
-		assert_int_equal(pte_card_set_threads(c, !on), 0);
-		assert_int_equal(pte_card_run(c, 0.0005), 0);
-		assert_int_equal(pte_card_set_threads(c, on), 0);
+	struct pte_card *c;
+	char msg[256];
+
+	assert_int_equal(pte_card_open(spec, &c, msg, sizeof(msg)), 0);
+	assert_int_equal(pte_card_set_thread_count(c, n0), 0);
+	for (int i = 0; i < 3; i++) {
 		assert_int_equal(pte_card_run(c, 0.001), 0);
-		struct pte_card_info ci;
-		pte_card_info(c, &ci);
-		for (unsigned e = 0; e < ci.g.pcie_endpoints; e++)
-			assert_int_equal(pte_card_truth(c, e, &t[on][e]), 0);
-		assert_int_equal(pte_card_mi_write(c, 0x20, 1), 0);
-		while (reg(c, 0x24) & 1)
-			;
-		assert_int_equal(pte_card_mi_read_block(c, 0x8000, cnt[on], 2048), 0);
-		pte_card_free(c);
+		(void)reg(c, 0x24);
 	}
-	for (unsigned e = 0; e < 2; e++)
-		assert_memory_equal(&t[0][e], &t[1][e], sizeof(t[0][e]));
-	assert_memory_equal(cnt[0], cnt[1], sizeof(cnt[0]));
+	assert_int_equal(pte_card_set_thread_count(c, n1), 0);
+	assert_int_equal(pte_card_run(c, 0.0005), 0);
+	assert_int_equal(pte_card_set_thread_count(c, n0), 0);
+	assert_int_equal(pte_card_run(c, 0.001), 0);
+	struct pte_card_info ci;
+	pte_card_info(c, &ci);
+	for (unsigned e = 0; e < ci.g.pcie_endpoints; e++)
+		assert_int_equal(pte_card_truth(c, e, &t[e]), 0);
+	assert_int_equal(pte_card_mi_write(c, 0x20, 1), 0);
+	while (reg(c, 0x24) & 1)
+		;
+	assert_int_equal(pte_card_mi_read_block(c, 0x8000, cnt, ncnt), 0);
+	pte_card_free(c);
+}
+
+/* Endpoints on threads: the same truth and counters as without, whatever
+ * the threads did meanwhile, for every number of threads up to one per
+ * endpoint (a thread running several endpoints, their words built with
+ * the model; each with its own, their words built there) and changes of
+ * it in the middle of a run. */
+static void threads_same_numbers(const char *spec, unsigned neps)
+{
+	static uint32_t ref_cnt[2048], cnt[2048];
+	static struct pte_truth ref[4], t[4];
+
+	memset(ref, 0, sizeof(ref));
+	threads_run(spec, 0, 0, ref, ref_cnt, 2048);
+	for (unsigned n0 = 1; n0 <= neps + 1; n0++) {
+		unsigned n1 = n0 == 1 ? neps : n0 - 1;
+		memset(t, 0, sizeof(t));
+		threads_run(spec, n0, n1, t, cnt, 2048);
+		for (unsigned e = 0; e < neps; e++)
+			assert_memory_equal(&ref[e], &t[e], sizeof(t[e]));
+		assert_memory_equal(ref_cnt, cnt, sizeof(cnt));
+	}
 }
 
 static void test_threads_same_numbers(void **state)
 {
 	(void)state;
-	threads_same_numbers("two-endpoints");
-	threads_same_numbers("mixed");
+	char path[] = "/tmp/test_env_card_XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	static const char three[] = "[card]\nname = three\n[generics]\nPCIE_ENDPOINTS = 3\n"
+				    "[endpoint]\nlink_width = 8\n[dma]\nread_gbps = 20\n"
+				    "write_gbps = 20\nread_size = 1500\nwrite_size = 64:1,1500:1\n";
+	assert_true(write(fd, three, sizeof(three) - 1) == (ssize_t)(sizeof(three) - 1));
+	close(fd);
+	threads_same_numbers("two-endpoints", 2);
+	threads_same_numbers("mixed", 1);
+	threads_same_numbers(path, 3);
+	unlink(path);
+}
+
+/* The automatic choice: threads on by default where the process may use
+ * more than one CPU, and never more than one per endpoint. */
+static void test_threads_auto(void **state)
+{
+	(void)state;
+	struct pte_card *c;
+	char msg[256];
+
+	assert_int_equal(pte_card_open("two-endpoints", &c, msg, sizeof(msg)), 0);
+	unsigned cpus = pte_engine_cpus(), want = cpus > 2 ? 2 : (cpus > 1 ? 1 : 0);
+	assert_int_equal(c->w.n, want);
+	assert_int_equal(c->words_on_ep, want == 2);
+	assert_int_equal(pte_card_set_thread_count(c, 9), 0);
+	assert_int_equal(c->w.n, 2);
+	assert_int_equal(c->words_on_ep, 1);
+	assert_int_equal(pte_card_set_thread_count(c, 1), 0);
+	assert_int_equal(c->w.n, 1);
+	assert_int_equal(c->words_on_ep, 0);
+	assert_int_equal(pte_card_set_threads(c, 0), 0);
+	assert_int_equal(c->w.n, 0);
+	assert_int_equal(pte_card_set_threads(c, 1), 0);
+	assert_int_equal(c->w.n, pte_engine_auto_threads(c));
+	pte_card_free(c);
 }
 
 int main(void)
@@ -322,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_mi_access),
 		cmocka_unit_test(test_progress),
 		cmocka_unit_test(test_threads_same_numbers),
+		cmocka_unit_test(test_threads_auto),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
