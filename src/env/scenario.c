@@ -237,16 +237,23 @@ static const struct key keys[] = {
 
 /* ---- value parsers ------------------------------------------------------ */
 
+/* 1 when a number's text ended at `end` (nothing but white space after
+ * it, and something before it), with no range error. */
+static int number_ends(const char *v, const char *end)
+{
+	if (end == v || errno)
+		return 0;
+	while (isspace((unsigned char)*end))
+		end++;
+	return !*end;
+}
+
 static int parse_double(const char *v, double *out)
 {
 	char *end;
 	errno = 0;
 	double d = strtod(v, &end);
-	if (end == v || errno || !isfinite(d))
-		return -1;
-	while (isspace((unsigned char)*end))
-		end++;
-	if (*end)
+	if (!number_ends(v, end) || !isfinite(d))
 		return -1;
 	*out = d;
 	return 0;
@@ -259,11 +266,7 @@ static int parse_u64(const char *v, uint64_t *out)
 		return -1;
 	errno = 0;
 	unsigned long long x = strtoull(v, &end, 0);
-	if (end == v || errno)
-		return -1;
-	while (isspace((unsigned char)*end))
-		end++;
-	if (*end)
+	if (!number_ends(v, end))
 		return -1;
 	*out = x;
 	return 0;
