@@ -293,7 +293,7 @@ static int each_card(const struct card *c, const char *key,
 	}
 	if (!(d = opendir(c->dir))) {
 		free(m);
-		return fail("%s: %s", c->dir, strerror(errno));
+		return errno == ENOENT ? 0 : fail("%s: %s", c->dir, strerror(errno)); /* no card */
 	}
 	while ((e = readdir(d)))
 		if (strncmp(e->d_name, "card-", 5) == 0 && strstr(e->d_name, ".sock")) {
@@ -415,8 +415,9 @@ static int parse_card(int argc, char **argv, const char *cmd, struct card *c)
 	if (rc == 0 && i < argc)
 		rc = serve ? pt_ext_card_key(argv[i], c->key, sizeof(c->key), msg, sizeof(msg))
 			   : pt_ext_card_find_key(argv[i], c->key, sizeof(c->key), msg, sizeof(msg));
-	if (rc == 0)
-		rc = pt_ext_dir(c->dir, sizeof(c->dir), msg, sizeof(msg));
+	if (rc == 0) /* stop and status find cards: they create no folder */
+		rc = serve ? pt_ext_dir(c->dir, sizeof(c->dir), msg, sizeof(msg))
+			   : pt_ext_dir_find(c->dir, sizeof(c->dir), msg, sizeof(msg));
 	if (rc < 0) {
 		fail("%s", msg);
 		return failed(c, -rc);

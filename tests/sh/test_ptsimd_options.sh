@@ -3,10 +3,11 @@
 # value is a usage error (exit status 2) of one line on stderr naming it,
 # with nothing on stdout and no card started; --idle takes what
 # $PT_NFBEXT_IDLE takes (a NaN made a card that never ended); the options
-# come in any order; what was printed must reach standard output.  A
-# DEVICE that names no card that can run (not sim, an unknown preset, a
-# missing, unreadable or bad scenario file) is a run-time error: status 1,
-# or 64 + errno under start --exit-errno, one line naming it.
+# come in any order; what was printed must reach standard output; stop
+# and status create no runtime folder.  A DEVICE that names no card that
+# can run (not sim, an unknown preset, a missing, unreadable or bad
+# scenario file) is a run-time error: status 1, or 64 + errno under start
+# --exit-errno, one line naming it.
 #
 # Usage: test_ptsimd_options.sh BIN_DIR TESTS_DIR
 set -u
@@ -86,6 +87,17 @@ PT_NFBEXT_DIR=$tmp/open refused 1 "$tmp/open: the runtime folder belongs to" sta
 for cmd in stop status; do
 	refused 1 "foo: not a simulated card" $cmd foo
 	PT_NFBEXT_DIR=$tmp/open refused 1 "$tmp/open: the runtime folder belongs to" $cmd sim:idle
+done
+# stop and status only look: a missing runtime folder means no card, and
+# they do not create it (start does)
+for args in "status" "status sim:idle" "stop --all" "stop sim:idle"; do
+	# shellcheck disable=SC2086
+	PT_NFBEXT_DIR=$tmp/none timeout 20 "$simd" $args >"$tmp/o" 2>"$tmp/e"
+	rc=$?
+	case $args in "status sim:idle") want=3 ;; *) want=0 ;; esac
+	case $args in *sim:idle) out="sim:idle: not running" ;; *) out="" ;; esac
+	[ $rc -eq $want ] && [ "$(cat "$tmp/o")" = "$out" ] && [ ! -s "$tmp/e" ] && [ ! -e "$tmp/none" ] &&
+		pass || fail "ptsimd $args without a runtime folder" "rc $rc, stdout '$(cat "$tmp/o")', stderr '$(cat "$tmp/e")', folder $(ls -d "$tmp/none" 2>&1)"
 done
 # stop and status do not use $PT_NFBEXT_IDLE
 PT_NFBEXT_IDLE=x "$simd" stop --all >"$tmp/o" 2>&1 && PT_NFBEXT_IDLE=x "$simd" status >>"$tmp/o" 2>&1 &&
