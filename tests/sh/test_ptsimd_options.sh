@@ -138,5 +138,19 @@ if [ -w /dev/full ]; then
 fi
 "$simd" stop sim:idle >/dev/null 2>&1
 
+# a card ended by SIGTERM (run) says so in its log, as one ended by stop or
+# by its idle time does
+timeout 30 "$simd" run --idle 0 sim:idle 2>"$tmp/run.log" &
+run=$!
+for _ in $(seq 200); do
+	"$simd" status sim:idle >/dev/null 2>&1 && break
+	sleep 0.05
+done
+kill -TERM $run
+wait $run
+rc=$?
+[ $rc -eq 0 ] && tail -1 "$tmp/run.log" | grep -qx 'ptsimd\[[0-9]*\]: ended by a signal (SIGINT or SIGTERM)' && pass ||
+	fail "run ended by SIGTERM" "rc $rc, log: $(head -c 300 "$tmp/run.log" | tr '\n' '|')"
+
 echo "test_ptsimd_options: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
