@@ -293,7 +293,7 @@ static int each_card(const struct card *c, const char *key,
 	}
 	if (!(d = opendir(c->dir))) {
 		free(m);
-		return fail("%s: %s", c->dir, strerror(errno));
+		return errno == ENOENT ? 0 : fail("%s: %s", c->dir, strerror(errno)); /* no card */
 	}
 	while ((e = readdir(d)))
 		if (strncmp(e->d_name, "card-", 5) == 0 && strstr(e->d_name, ".sock")) {
@@ -307,20 +307,42 @@ static int each_card(const struct card *c, const char *key,
 	return rc;
 }
 
-static int stop_one(const char *sock, const char *key, struct pt_ext_msg *m)
+/* The device of the card on sock, as its status has it ("key=..."), in
+ * name; the socket's path when the card does not say. */
+static void card_name(const char *sock, struct pt_ext_msg *m, char *name, size_t len)
 {
 	char msg[MSG];
-	int pid, rc = ask(sock, key, PT_EXT_STOP, m, &pid, msg, sizeof(msg));
+	int pid;
 
+	snprintf(name, len, "%s", sock);
+	if (ask(sock, "", PT_EXT_INFO, m, &pid, msg, sizeof(msg)) == 0 && m->len > 4) {
+		const char *text = (const char *)pt_ext_payload(m) + 4;
+		int n = (int)strcspn(text, "\n");
+
+		if (n > 4 && n < (int)(m->len - 4) && !strncmp(text, "key=", 4))
+			snprintf(name, len, "%.*s", n - 4, text + 4);
+	}
+}
+
+static int stop_one(const char *sock, const char *key, struct pt_ext_msg *m)
+{
+	char msg[MSG], name[PT_EXT_KEY_MAX + 8];
+	int pid, rc;
+
+	if (*key)
+		snprintf(name, sizeof(name), "%s", key);
+	else /* stop --all names each card by its device */
+		card_name(sock, m, name, sizeof(name));
+	rc = ask(sock, key, PT_EXT_STOP, m, &pid, msg, sizeof(msg));
 	if (rc == -ENOENT || rc == -ECONNREFUSED) {
 		if (rc == -ECONNREFUSED)
 			unlink(sock); /* its daemon died */
-		printf("%s: not running\n", *key ? key : sock);
+		printf("%s: not running\n", name);
 		return 0;
 	}
 	if (rc < 0)
 		return fail("%s", msg);
-	printf("%s: stopped (pid %d)\n", *key ? key : sock, pid);
+	printf("%s: stopped (pid %d)\n", name, pid);
 	return 0;
 }
 
@@ -415,8 +437,9 @@ static int parse_card(int argc, char **argv, const char *cmd, struct card *c)
 	if (rc == 0 && i < argc)
 		rc = serve ? pt_ext_card_key(argv[i], c->key, sizeof(c->key), msg, sizeof(msg))
 			   : pt_ext_card_find_key(argv[i], c->key, sizeof(c->key), msg, sizeof(msg));
-	if (rc == 0)
-		rc = pt_ext_dir(c->dir, sizeof(c->dir), msg, sizeof(msg));
+	if (rc == 0) /* stop and status find cards: they create no folder */
+		rc = serve ? pt_ext_dir(c->dir, sizeof(c->dir), msg, sizeof(msg))
+			   : pt_ext_dir_find(c->dir, sizeof(c->dir), msg, sizeof(msg));
 	if (rc < 0) {
 		fail("%s", msg);
 		return failed(c, -rc);

@@ -67,17 +67,20 @@ int pt_ext_env_seconds(const char *name, double deflt, double *out, char *msg, s
 	return 0;
 }
 
-/* The folder must be ours and closed to everyone else. */
-static int check_dir(const char *dir, char *msg, size_t msglen)
+/* The folder must be ours and closed to everyone else; create: make it
+ * when it is missing, else a missing folder is fine (nothing runs). */
+static int check_dir(const char *dir, int create, char *msg, size_t msglen)
 {
 	struct stat st;
 
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+	if (create && mkdir(dir, 0700) < 0 && errno != EEXIST) {
 		snprintf(msg, msglen, "%s: cannot create the runtime folder: %s", dir,
 			 strerror(errno));
 		return -errno;
 	}
 	if (lstat(dir, &st) < 0) {
+		if (!create && errno == ENOENT)
+			return 0;
 		snprintf(msg, msglen, "%s: %s", dir, strerror(errno));
 		return -errno;
 	}
@@ -95,7 +98,7 @@ static int check_dir(const char *dir, char *msg, size_t msglen)
 	return 0;
 }
 
-int pt_ext_dir(char *dir, size_t dirlen, char *msg, size_t msglen)
+static int runtime_dir(char *dir, size_t dirlen, int create, char *msg, size_t msglen)
 {
 	const char *d = getenv("PT_NFBEXT_DIR");
 	const char *xdg = getenv("XDG_RUNTIME_DIR");
@@ -111,7 +114,17 @@ int pt_ext_dir(char *dir, size_t dirlen, char *msg, size_t msglen)
 		snprintf(msg, msglen, "the runtime folder's name is too long");
 		return -ENAMETOOLONG;
 	}
-	return check_dir(dir, msg, msglen);
+	return check_dir(dir, create, msg, msglen);
+}
+
+int pt_ext_dir(char *dir, size_t dirlen, char *msg, size_t msglen)
+{
+	return runtime_dir(dir, dirlen, 1, msg, msglen);
+}
+
+int pt_ext_dir_find(char *dir, size_t dirlen, char *msg, size_t msglen)
+{
+	return runtime_dir(dir, dirlen, 0, msg, msglen);
 }
 
 /* Append the components of rest to the absolute path abs lexically: ""

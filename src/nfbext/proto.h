@@ -85,6 +85,10 @@ double pt_ext_now(void);
 /* The runtime folder (created 0700 when missing, checked: a folder, not a
  * link, owned by the user, no access for group or others). */
 int pt_ext_dir(char *dir, size_t dirlen, char *msg, size_t msglen);
+/* The same for finding the cards that run (ptsimd stop and status): a
+ * missing folder is not created (no card runs then): 0 with its name in
+ * dir; one that exists is checked as above. */
+int pt_ext_dir_find(char *dir, size_t dirlen, char *msg, size_t msglen);
 /* The canonical key of a card device "sim[:PRESET|:FILE]": "sim",
  * "sim:NAME" (no '/' or '.': a preset, as sim:NAME takes it), or "sim:"
  * and the absolute path of a scenario file, which must exist. */

@@ -272,6 +272,8 @@ int pt_ext_serve(const struct pt_ext_server *s, char *msg, size_t msglen)
 			break;
 		}
 	}
+	if (!st->stop && rc == 0 && pt_bus_stop_requested())
+		logf_(st, "ended by a signal (SIGINT or SIGTERM)");
 	/* The socket goes first: a client that sees its connection close
 	 * (`ptsimd stop` waits for that) finds no card any more. */
 	if (s->sock)

@@ -58,15 +58,21 @@ int pt_serve_addr_parse(const char *s, struct pt_serve_addr *a, char *msg, size_
 	memset(a, 0, sizeof(*a));
 	if (!colon)
 		return addr_err(msg, msglen, s, "expected HOST:PORT, [IPV6]:PORT or :PORT");
-	hostlen = (size_t)(colon - s);
-	if (s[0] == '[') {
-		if (hostlen < 2 || colon[-1] != ']')
-			return addr_err(msg, msglen, s, "an IPv6 address goes in brackets: [::1]:PORT");
+	if (s[0] == '[') { /* [IPV6]:PORT: the port follows the ']' */
+		const char *close = strchr(s, ']');
+
+		if (!close)
+			return addr_err(msg, msglen, s, "the IPv6 address has no closing ']'");
+		if (close[1] != ':')
+			return addr_err(msg, msglen, s, "expected [IPV6]:PORT: no ':PORT' after the ']'");
+		colon = close + 1;
 		host = s + 1;
-		hostlen -= 2;
+		hostlen = (size_t)(close - host);
 		a->ipv6_literal = true;
-	} else if (memchr(s, ':', hostlen)) {
-		return addr_err(msg, msglen, s, "an IPv6 address goes in brackets: [::1]:PORT");
+	} else {
+		hostlen = (size_t)(colon - s);
+		if (memchr(s, ':', hostlen))
+			return addr_err(msg, msglen, s, "an IPv6 address goes in brackets: [::1]:PORT");
 	}
 	if (hostlen >= sizeof a->host)
 		return addr_err(msg, msglen, s, "host name too long");

@@ -5,7 +5,8 @@
 # a folder removed too, a link to a folder, a link whose target was
 # deleted), where they said "not running" or failed and only `stop --all`
 # ended it; `start` of a file that is gone still fails, and a card that
-# was stopped is not running.
+# was stopped is not running; stop --all names the cards by their
+# device, not by their socket.
 #
 # Usage: test_ptsimd_names.sh BIN_DIR TESTS_DIR
 set -u
@@ -69,6 +70,17 @@ ln -s t/target.ini "$sc/e.ini"
 "$simd" start sim:e.ini || fail start "ptsimd start sim:e.ini"
 rm "$sc/t/target.ini"
 found e.ini "$sc/t/target.ini" "a dangling link"
+
+# 5. stop --all names every card by its device, a gone file's card too
+scenario "$sc/f.ini"
+"$simd" start sim:idle || fail start "ptsimd start sim:idle"
+"$simd" start sim:f.ini || fail start "ptsimd start sim:f.ini"
+rm "$sc/f.ini"
+timeout 20 "$simd" stop --all >"$tmp/o" 2>"$tmp/e"
+rc=$?
+[ $rc -eq 0 ] && [ ! -s "$tmp/e" ] && [ "$(wc -l <"$tmp/o")" -eq 2 ] &&
+	grep -qx "sim:idle: stopped (pid [0-9]*)" "$tmp/o" && grep -qx "sim:$sc/f.ini: stopped (pid [0-9]*)" "$tmp/o" &&
+	pass || fail "stop --all" "rc $rc, stdout: $(head -c 300 "$tmp/o" | tr '\n' '|') stderr: $(head -c 300 "$tmp/e")"
 
 # nothing runs any more
 "$simd" status >"$tmp/o" 2>&1

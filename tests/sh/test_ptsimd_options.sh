@@ -3,10 +3,11 @@
 # value is a usage error (exit status 2) of one line on stderr naming it,
 # with nothing on stdout and no card started; --idle takes what
 # $PT_NFBEXT_IDLE takes (a NaN made a card that never ended); the options
-# come in any order; what was printed must reach standard output.  A
-# DEVICE that names no card that can run (not sim, an unknown preset, a
-# missing, unreadable or bad scenario file) is a run-time error: status 1,
-# or 64 + errno under start --exit-errno, one line naming it.
+# come in any order; what was printed must reach standard output; stop
+# and status create no runtime folder.  A DEVICE that names no card that
+# can run (not sim, an unknown preset, a missing, unreadable or bad
+# scenario file) is a run-time error: status 1, or 64 + errno under start
+# --exit-errno, one line naming it.
 #
 # Usage: test_ptsimd_options.sh BIN_DIR TESTS_DIR
 set -u
@@ -87,6 +88,17 @@ for cmd in stop status; do
 	refused 1 "foo: not a simulated card" $cmd foo
 	PT_NFBEXT_DIR=$tmp/open refused 1 "$tmp/open: the runtime folder belongs to" $cmd sim:idle
 done
+# stop and status only look: a missing runtime folder means no card, and
+# they do not create it (start does)
+for args in "status" "status sim:idle" "stop --all" "stop sim:idle"; do
+	# shellcheck disable=SC2086
+	PT_NFBEXT_DIR=$tmp/none timeout 20 "$simd" $args >"$tmp/o" 2>"$tmp/e"
+	rc=$?
+	case $args in "status sim:idle") want=3 ;; *) want=0 ;; esac
+	case $args in *sim:idle) out="sim:idle: not running" ;; *) out="" ;; esac
+	[ $rc -eq $want ] && [ "$(cat "$tmp/o")" = "$out" ] && [ ! -s "$tmp/e" ] && [ ! -e "$tmp/none" ] &&
+		pass || fail "ptsimd $args without a runtime folder" "rc $rc, stdout '$(cat "$tmp/o")', stderr '$(cat "$tmp/e")', folder $(ls -d "$tmp/none" 2>&1)"
+done
 # stop and status do not use $PT_NFBEXT_IDLE
 PT_NFBEXT_IDLE=x "$simd" stop --all >"$tmp/o" 2>&1 && PT_NFBEXT_IDLE=x "$simd" status >>"$tmp/o" 2>&1 &&
 	[ ! -s "$tmp/o" ] && pass || fail "stop, status with a bad PT_NFBEXT_IDLE" "$(head -c 300 "$tmp/o")"
@@ -125,6 +137,20 @@ if [ -w /dev/full ]; then
 	[ $? -eq 1 ] && pass || fail "ptmodel -V >/dev/full" "status 0"
 fi
 "$simd" stop sim:idle >/dev/null 2>&1
+
+# a card ended by SIGTERM (run) says so in its log, as one ended by stop or
+# by its idle time does
+timeout 30 "$simd" run --idle 0 sim:idle 2>"$tmp/run.log" &
+run=$!
+for _ in $(seq 200); do
+	"$simd" status sim:idle >/dev/null 2>&1 && break
+	sleep 0.05
+done
+kill -TERM $run
+wait $run
+rc=$?
+[ $rc -eq 0 ] && tail -1 "$tmp/run.log" | grep -qx 'ptsimd\[[0-9]*\]: ended by a signal (SIGINT or SIGTERM)' && pass ||
+	fail "run ended by SIGTERM" "rc $rc, log: $(head -c 300 "$tmp/run.log" | tr '\n' '|')"
 
 echo "test_ptsimd_options: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -93,7 +93,7 @@ expect 2 "--sweep: not with --count" -d sim --sweep endpoint.mrrs=512,1024 --cou
 # an interval too long for the counters of the layout, with -w: refused
 # before anything is printed
 expect 2 "-t 1 with -w: a 33-bit counter can wrap in 0.693 s" -d "image:$cases/wrap33.regs" -t 1 -w
-expect 2 "-t 1 with -w: a 33-bit counter can wrap" -d "image:$cases/wrap33.regs" -t 1 --count 3 --jsonl
+expect 2 "-t 1 with --count: a 33-bit counter can wrap" -d "image:$cases/wrap33.regs" -t 1 --count 3 --jsonl
 [ -e "$work/rec.regs" ] && { echo "FAIL: --record with -c created the file"; fail=$((fail + 1)); }
 
 # --- no such device, permission denied (exit 1)

@@ -52,9 +52,10 @@ static double shorter(double t)
 static int refuse(struct cli_session *s, struct cli_error *e)
 {
 	return cli_fail(e, CLI_EXIT_USAGE,
-			"-t %g with -w: %s, so a difference could miss a wrap; every interval of a "
+			"-t %g with %s: %s, so a difference could miss a wrap; every interval of a "
 			"watch must be shorter (-t %g or less)",
-			s->a->interval, s->wrap.what, shorter(s->wrap.seconds));
+			s->a->interval, s->a->count ? "--count" : "-w", s->wrap.what,
+			shorter(s->wrap.seconds));
 }
 
 enum cli_step cli_wrap_probe(struct cli_session *s, struct cli_error *e)
