@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "env/env_priv.h"
+#include "env/need.h"
 #include "env/queue.h"
 #include "env/rng.h"
 
@@ -116,14 +117,6 @@ struct split_cache {
 struct size_cache {
 	uint32_t bytes;
 	uint64_t w, reg, rcw;      /* DOWN words, DOWN regions, RC words */
-};
-
-/* What one read TLP needs: its completions, storage FIFO words (w) and
- * completion header credits (h). */
-struct tlp_need {
-	uint32_t w, h;
-	unsigned ncr;
-	struct cpl_run cr[4];
 };
 
 /* read_need(): by TLP size and offset in a host completion block. */
@@ -501,8 +494,6 @@ int pte_rq_step(struct ep *e, int64_t T0, uint64_t S);
 /* ---- host and the completion stream (host.c) ---------------------------------- */
 
 int64_t pte_host_latency(struct ep *e);
-/* Completions of one read [a, a+len): split at the host's completion size. */
-unsigned pte_cpl_split(const struct ep *e, uint64_t a, uint32_t len, struct cpl_run *out);
 /* The next step of the RC bus: completions of the first group, or idle. */
 int pte_rc_step(struct ep *e, int64_t T0, uint64_t S, int rq_active);
 

@@ -13,11 +13,6 @@
 
 #include "env/card_priv.h"
 
-static uint32_t stride_of(uint32_t size, unsigned align)
-{
-	return (size + align - 1) / align * align;
-}
-
 /* How many requests of a one-size distribution a slice adds. */
 static uint64_t one_size_count(const struct port *pt, int write, int max, uint32_t size,
 			       const double *credit, uint64_t target_reqs, uint64_t target_bytes)
@@ -96,7 +91,7 @@ static void gen_kind(struct port *pt, unsigned pidx, int write, double gbps,
 	for (unsigned i = 0; i < d->n; i++) {
 		if (!cnt[i])
 			continue;
-		uint32_t stride = stride_of(d->size[i], align);
+		uint32_t stride = pte_stride_of(d->size[i], align);
 		if (pte_reqq_push(&pt->pend, write, pidx, d->size[i], stride, *addr, cnt[i]))
 			break; /* the queue of groups is full: the DMA waits */
 		*addr += cnt[i] * stride;

@@ -36,29 +36,6 @@ int64_t pte_host_latency(struct ep *e)
 	return c + (l - (double)c >= 0.5);
 }
 
-unsigned pte_cpl_split(const struct ep *e, uint64_t a, uint32_t len, struct cpl_run *out)
-{
-	unsigned n = 0;
-	uint32_t C = e->host.cpl_bytes;
-	uint32_t first = C - pte_cpl_off(&e->host, a);
-	if (first > len)
-		first = len;
-	out[n++] = (struct cpl_run){ first, 1 };
-	len -= first;
-	if (len >= C) {
-		uint32_t q = e->host.cpl_mask ? len >> __builtin_ctz(C) : len / C;
-		if (first == C) {
-			out[0].count += q;
-		} else {
-			out[n++] = (struct cpl_run){ C, q };
-		}
-		len -= q * C;
-	}
-	if (len)
-		out[n++] = (struct cpl_run){ len, 1 };
-	return n;
-}
-
 /* RC idles n cycles (at most to the end of the slice). */
 static void rc_idle(struct ep *e, uint64_t S, uint64_t n)
 {

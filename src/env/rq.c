@@ -14,20 +14,11 @@
 
 #include "env/card_priv.h"
 
-/* Bytes of the TLP at address a with `rest` bytes left: at most lim,
- * never crossing 4 KiB. */
-static uint32_t chunk_at(uint64_t a, uint32_t rest, uint32_t lim)
-{
-	uint32_t chunk = rest < lim ? rest : lim;
-	uint32_t to4k = 4096u - (uint32_t)(a % 4096u);
-	return chunk > to4k ? to4k : chunk;
-}
-
 /* The next TLP of the head request: its address in *a, its bytes. */
 static uint32_t tlp_chunk(const struct req *r, uint32_t lim, uint64_t *a)
 {
 	*a = r->addr + r->off;
-	return chunk_at(*a, r->size - r->off, lim);
+	return pte_read_chunk(*a, r->size - r->off, lim);
 }
 
 
@@ -38,11 +29,9 @@ static uint32_t tlp_chunk(const struct req *r, uint32_t lim, uint64_t *a)
 static void read_need_calc(struct ep *e, uint64_t a, uint32_t chunk, uint32_t off,
 			   struct need_cache *c, struct tlp_need *n)
 {
-	n->ncr = pte_cpl_split(e, a, chunk, n->cr);
-	n->w = 0;
-	for (unsigned i = 0; i < n->ncr; i++)
-		n->w += n->cr[i].count * pte_cdiv32(n->cr[i].bytes, e->geo.rc_word);
-	n->h = pte_cdiv32(pte_mod64(a, e->info.rcb) + chunk, e->info.rcb);
+	const struct pte_read_geom g = { e->info.mrrs, e->info.rcb, e->host.cpl_bytes,
+					 e->geo.rc_word };
+	pte_tlp_need(&g, a, chunk, n);
 	c->chunk = chunk;
 	c->off = off;
 	c->n = *n;
@@ -372,7 +361,7 @@ static void group_need_calc(struct ep *e, const struct req *r, const struct tlp_
 	g->h = first->h;
 	for (;;) {
 		/* advance to the next TLP */
-		off += chunk_at(addr + off, r->size - off, mrrs);
+		off += pte_read_chunk(addr + off, r->size - off, mrrs);
 		if (off >= r->size) {
 			off = 0;
 			addr += r->stride;
@@ -383,7 +372,7 @@ static void group_need_calc(struct ep *e, const struct req *r, const struct tlp_
 			return;
 		uint64_t a = addr + off;
 		struct tlp_need n;
-		read_need(e, a, chunk_at(a, r->size - off, mrrs), &n);
+		read_need(e, a, pte_read_chunk(a, r->size - off, mrrs), &n);
 		if (g->t + 1 > maxt || g->w + n.w > maxw || (e->info.cpl_headers && g->h + n.h > maxh))
 			return;
 		g->t++;
@@ -614,7 +603,7 @@ static const struct req_cache *req_need(struct ep *e, const struct req *r)
 	q->ok = 1;
 	for (uint32_t off = 0; off < r->size && q->ok;) {
 		uint64_t a = r->addr + off;
-		uint32_t c = chunk_at(a, r->size - off, e->info.mrrs);
+		uint32_t c = pte_read_chunk(a, r->size - off, e->info.mrrs);
 		struct tlp_need t;
 		read_need(e, a, c, &t);
 		for (unsigned i = 0; i < t.ncr && q->ok; i++)

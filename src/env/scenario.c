@@ -17,6 +17,7 @@
 #include <ini.h>
 
 #include "env/env_priv.h"
+#include "env/need.h"
 #include "util/pt_util.h"
 
 /* What a scenario file may be (docs/scenarios.md): at most this many
@@ -720,6 +721,51 @@ static void where(const struct pte_scenario *s, unsigned e, const char *k1, cons
 		snprintf(out, len, "%s: ", s->origin[0] ? s->origin : s->name);
 }
 
+/* "FILE:LINE: " of a generic set in the file, else "FILE: ". */
+static void where_gen(const struct pte_scenario *s, const char *k, char *out, size_t len)
+{
+	int i = key_index(S_GEN, k);
+	unsigned l = i >= 0 ? s->line_gen[i] : 0;
+	if (l)
+		snprintf(out, len, "%s:%u: ", s->origin, l);
+	else
+		snprintf(out, len, "%s: ", s->origin[0] ? s->origin : s->name);
+}
+
+/* Every read of endpoint e can go out: no TLP its ports may send needs
+ * more completion header entries than cpl_headers, or more storage FIFO
+ * words than STFIFO_CAPACITY (the PTC would wait for them for ever).
+ * 0, or -EINVAL with the message. */
+static int reads_fit(const struct pte_scenario *s, unsigned e, char *msg, size_t msglen)
+{
+	const struct pte_ep_cfg *c = &s->ep[e];
+	const struct ptm_generics *g = &s->g;
+	const struct pte_read_geom rg = { c->mrrs, c->rcb, c->host_cpl_bytes ? c->host_cpl_bytes : c->mps,
+					  g->pcie_rc_mfb_regions * g->pcie_rc_mfb_region_bytes };
+	uint32_t h = 0, w = 0;
+	char pre[256];
+
+	for (unsigned p = 0; p < g->dma_ports; p++)
+		pte_read_need_max(&rg, &c->port[p], &h, &w);
+	if (c->cpl_headers && h > c->cpl_headers) {
+		where(s, e, "cpl_headers", NULL, pre, sizeof(pre));
+		snprintf(msg, msglen,
+			 "%s[endpoint %u] cpl_headers %u: one read TLP may need %u entries "
+			 "(mrrs %u, rcb %u, the ports' read sizes and align), so no read could go out",
+			 pre, e, c->cpl_headers, h, c->mrrs, c->rcb);
+		return -EINVAL;
+	}
+	if (w > g->stfifo_capacity) {
+		where_gen(s, "STFIFO_CAPACITY", pre, sizeof(pre));
+		snprintf(msg, msglen,
+			 "%sSTFIFO_CAPACITY %u: one read TLP of endpoint %u may need %u words of %u bytes "
+			 "(mrrs %u), so no read could go out",
+			 pre, g->stfifo_capacity, e, w, rg.word_bytes, c->mrrs);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int pte_scenario_check(const struct pte_scenario *s, char *msg, size_t msglen)
 {
 	const struct ptm_generics *g = &s->g;
@@ -775,6 +821,8 @@ int pte_scenario_check(const struct pte_scenario *s, char *msg, size_t msglen)
 				 pre, e, c->host_cpl_bytes, c->rcb, c->mps);
 			return -EINVAL;
 		}
+		if ((rc = reads_fit(s, e, msg, msglen)))
+			return rc;
 		if (c->jitter_ns > c->latency_ns) {
 			where(s, e, "host_latency_jitter_ns", "host_latency_ns", pre, sizeof(pre));
 			snprintf(msg, msglen,

@@ -99,8 +99,8 @@ static void draw_card(uint64_t *s, struct text *t)
 		dn = item;
 	put(t, "[generics]\nPCIE_ENDPOINTS = %u\nDMA_PORTS = %u\n", ONE_OF(s, 1, 1, 2, 3),
 	    ONE_OF(s, 1, 1, 2, 3, 4));
-	put(t, "PCIE_RQ_MFB_REGIONS = %u\nPCIE_RC_MFB_REGIONS = %u\n", ONE_OF(s, 1, 2, 4, 8),
-	    ONE_OF(s, 1, 2, 4, 8));
+	unsigned rq_regions = ONE_OF(s, 1, 2, 4, 8), rc_regions = ONE_OF(s, 1, 2, 4, 8);
+	put(t, "PCIE_RQ_MFB_REGIONS = %u\nPCIE_RC_MFB_REGIONS = %u\n", rq_regions, rc_regions);
 	put(t, "DMA_UP_MFB_REGIONS = %u\nDMA_DOWN_MFB_REGIONS = %u\n", ONE_OF(s, 1, 2, 4, 8),
 	    ONE_OF(s, 1, 2, 4, 8));
 	put(t, "MFB_ITEM_BYTES = %u\n", item);
@@ -112,8 +112,14 @@ static void draw_card(uint64_t *s, struct text *t)
 	    ONE_OF(s, 1024, 2048, 4096, 8192));
 	if (maybe(s, 3))
 		put(t, "TAG_CAPACITY = %u\n", ONE_OF(s, 16, 32, 64, 256));
-	if (maybe(s, 3))
-		put(t, "STFIFO_CAPACITY = %u\n", ONE_OF(s, 32, 64, 512, 4096));
+	if (maybe(s, 3)) {
+		/* at least the words of one read TLP of the largest MRRS, in
+		 * words or in completions of 128 bytes, whichever is more (or
+		 * no read could go out, and the scenario is refused) */
+		unsigned words = ONE_OF(s, 32, 64, 512, 4096), per = 4096 / (rc_regions * rc);
+		unsigned least = (per > 32 ? per : 32) + 2;
+		put(t, "STFIFO_CAPACITY = %u\n", words > least ? words : least);
+	}
 }
 
 /* [endpoint]: link and PTC keys, each one now and then. */
@@ -127,12 +133,18 @@ static void draw_endpoint(uint64_t *s, struct text *t)
 	put(t, "host_cpl_bytes = %u\n", maybe(s, 2) ? 0 : (mps == 128 ? 128 : ONE_OF(s, 128, 256)));
 	if (maybe(s, 3))
 		put(t, "link_gen = %u\nlink_width = %u\n", ONE_OF(s, 1, 3, 4, 5), ONE_OF(s, 4, 8, 16));
-	if (maybe(s, 3))
-		put(t, "mrrs = %u\n", ONE_OF(s, 128, 512, 1024, 4096));
+	unsigned mrrs = 512;
+	if (maybe(s, 3)) {
+		mrrs = ONE_OF(s, 128, 512, 1024, 4096);
+		put(t, "mrrs = %u\n", mrrs);
+	}
 	if (maybe(s, 4))
 		put(t, "ext_tag = no\n");
-	if (maybe(s, 4))
-		put(t, "cpl_headers = %u\n", ONE_OF(s, 24, 64, 256));
+	if (maybe(s, 4)) {
+		/* at least the entries of one read TLP (else refused) */
+		unsigned h = ONE_OF(s, 24, 64, 256), least = mrrs / rcb + 1;
+		put(t, "cpl_headers = %u\n", h > least ? h : least);
+	}
 	if (maybe(s, 3))
 		put(t, "tag_ready_delay = %u\nptc_read_group = %u\n", ONE_OF(s, 0, 4, 20),
 		    ONE_OF(s, 1, 8, 32));

@@ -189,6 +189,15 @@ static void test_errors(void **state)
 	expect_error("[generics]\nCNT_WIDTH = 40\nTAG_CAPACITY = 0\n", 3, "TAG_CAPACITY");
 	expect_error("[endpoint]\nhost_latency_ns = 100\nhost_latency_jitter_ns = 200\n", 3,
 		     "jitter");
+	/* buffers too small for one read TLP: no read could ever go out (a
+	 * 512-byte TLP needs 8 header entries at RCB 64, 9 when it may
+	 * start off an RCB boundary) */
+	expect_error("[endpoint]\ncpl_headers = 7\n", 2, "cpl_headers 7: one read TLP may need 8");
+	expect_error("[dma]\nread_size = 1500\nalign = 4\n[endpoint]\ncpl_headers = 8\n", 5,
+		     "may need 9");
+	expect_error("[generics]\nSTFIFO_CAPACITY = 7\n", 2, "STFIFO_CAPACITY 7: one read TLP");
+	expect_error("[endpoint 1]\ncpl_headers = 2\n[generics]\nPCIE_ENDPOINTS = 2\n", 2,
+		     "[endpoint 1] cpl_headers 2");
 	/* a rule about several generics names the latest of their lines, even
 	 * one its message does not spell out */
 	expect_error("[generics]\nDMA_PORTS = 8\nDMA_DOWN_MFB_REGIONS = 16\n", 3, "DMA regions 16");
@@ -327,6 +336,28 @@ static void test_card_from_file(void **state)
 	assert_null(c);
 }
 
+/* The smallest buffers that hold one read TLP are enough; no reads, no
+ * limit. */
+static void test_read_buffers_fit(void **state)
+{
+	(void)state;
+	static const char *ok[] = {
+		"[endpoint]\ncpl_headers = 8\n",
+		"[dma]\nread_size = 1500\nalign = 4\n[endpoint]\ncpl_headers = 9\n",
+		"[dma]\nread_size = 1500\nalign = 64\n[endpoint]\ncpl_headers = 8\n",
+		"[generics]\nSTFIFO_CAPACITY = 8\n",
+		"[endpoint]\nmrrs = 128\ncpl_headers = 2\n[generics]\nSTFIFO_CAPACITY = 2\n",
+		"[dma]\nread_gbps = 0\n[endpoint]\ncpl_headers = 1\n[generics]\nSTFIFO_CAPACITY = 1\n",
+		"[dma]\nread_size = 64\n[endpoint]\ncpl_headers = 1\n[generics]\nSTFIFO_CAPACITY = 1\n",
+	};
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		struct pte_scenario s;
+		char msg[512];
+		if (load(ok[i], &s, msg, sizeof(msg)) != 0)
+			fail_msg("refused: %s: %s", ok[i], msg);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -335,6 +366,7 @@ int main(void)
 		cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_base),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_read_buffers_fit),
 		cmocka_unit_test(test_generics_which),
 		cmocka_unit_test(test_line_limit),
 		cmocka_unit_test(test_file_checks),
