@@ -732,21 +732,35 @@ static void where_gen(const struct pte_scenario *s, const char *k, char *out, si
 		snprintf(out, len, "%s: ", s->origin[0] ? s->origin : s->name);
 }
 
-/* Every read of endpoint e can go out: no TLP its ports may send needs
- * more completion header entries than cpl_headers, or more storage FIFO
- * words than STFIFO_CAPACITY (the PTC would wait for them for ever).
- * 0, or -EINVAL with the message. */
-static int reads_fit(const struct pte_scenario *s, unsigned e, char *msg, size_t msglen)
+/* Every request of endpoint e can go out: no write its ports send is
+ * larger than the PTC's data buffer, no read TLP needs more completion
+ * header entries than cpl_headers or more storage FIFO words than
+ * STFIFO_CAPACITY (the PTC would wait for them for ever).  0, or -EINVAL
+ * with the message. */
+static int requests_fit(const struct pte_scenario *s, unsigned e, char *msg, size_t msglen)
 {
 	const struct pte_ep_cfg *c = &s->ep[e];
 	const struct ptm_generics *g = &s->g;
 	const struct pte_read_geom rg = { c->mrrs, c->rcb, c->host_cpl_bytes ? c->host_cpl_bytes : c->mps,
 					  g->pcie_rc_mfb_regions * g->pcie_rc_mfb_region_bytes };
-	uint32_t h = 0, w = 0;
+	uint32_t h = 0, w = 0, wr = 0;
 	char pre[256];
 
-	for (unsigned p = 0; p < g->dma_ports; p++)
-		pte_read_need_max(&rg, &c->port[p], &h, &w);
+	for (unsigned p = 0; p < g->dma_ports; p++) {
+		const struct pte_port_cfg *pc = &c->port[p];
+		pte_read_need_max(&rg, pc, &h, &w);
+		for (unsigned i = 0; i < pc->write_size.n && pc->write_gbps != 0; i++)
+			if (pc->write_size.weight[i] > 0 && pc->write_size.size[i] > wr)
+				wr = pc->write_size.size[i];
+	}
+	if (wr > c->ptc_data_bytes) {
+		where(s, e, "ptc_data_bytes", NULL, pre, sizeof(pre));
+		snprintf(msg, msglen,
+			 "%s[endpoint %u] ptc_data_bytes %u: a write of %u bytes does not fit in it, "
+			 "so it could never go out",
+			 pre, e, c->ptc_data_bytes, wr);
+		return -EINVAL;
+	}
 	if (c->cpl_headers && h > c->cpl_headers) {
 		where(s, e, "cpl_headers", NULL, pre, sizeof(pre));
 		snprintf(msg, msglen,
@@ -821,7 +835,7 @@ int pte_scenario_check(const struct pte_scenario *s, char *msg, size_t msglen)
 				 pre, e, c->host_cpl_bytes, c->rcb, c->mps);
 			return -EINVAL;
 		}
-		if ((rc = reads_fit(s, e, msg, msglen)))
+		if ((rc = requests_fit(s, e, msg, msglen)))
 			return rc;
 		if (c->jitter_ns > c->latency_ns) {
 			where(s, e, "host_latency_jitter_ns", "host_latency_ns", pre, sizeof(pre));

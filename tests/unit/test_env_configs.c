@@ -168,8 +168,12 @@ static void draw_dma(uint64_t *s, struct text *t)
 	for (unsigned k = 0; k < 2; k++) {
 		put(t, "%s = ", k ? "write_size" : "read_size");
 		unsigned n = 1 + (unsigned)(next(s) % 3);
-		for (unsigned i = 0; i < n; i++)
-			put(t, "%s%u:%u", i ? "," : "", size[next(s) % 12], 1 + (unsigned)(next(s) % 4));
+		for (unsigned i = 0; i < n; i++) {
+			/* a write must fit in the PTC's data buffer (8 KiB) */
+			unsigned z = size[next(s) % 12];
+			put(t, "%s%u:%u", i ? "," : "", k && z > 8192 ? 8192 : z,
+			    1 + (unsigned)(next(s) % 4));
+		}
 		put(t, "\n");
 	}
 	put(t, "align = %u\n", ONE_OF(s, 4, 64, 4096));

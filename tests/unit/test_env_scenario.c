@@ -198,6 +198,10 @@ static void test_errors(void **state)
 	expect_error("[generics]\nSTFIFO_CAPACITY = 7\n", 2, "STFIFO_CAPACITY 7: one read TLP");
 	expect_error("[endpoint 1]\ncpl_headers = 2\n[generics]\nPCIE_ENDPOINTS = 2\n", 2,
 		     "[endpoint 1] cpl_headers 2");
+	/* a write larger than the PTC's data buffer could never enter it */
+	expect_error("[dma]\nwrite_size = 64:1,9000:1\n", 0, "ptc_data_bytes 8192: a write of 9000");
+	expect_error("[endpoint]\nptc_data_bytes = 4096\n[dma 0.1]\nwrite_size = 8192\n"
+		     "[generics]\nDMA_PORTS = 2\n", 2, "a write of 8192");
 	/* a rule about several generics names the latest of their lines, even
 	 * one its message does not spell out */
 	expect_error("[generics]\nDMA_PORTS = 8\nDMA_DOWN_MFB_REGIONS = 16\n", 3, "DMA regions 16");
@@ -336,8 +340,8 @@ static void test_card_from_file(void **state)
 	assert_null(c);
 }
 
-/* The smallest buffers that hold one read TLP are enough; no reads, no
- * limit. */
+/* The smallest buffers that hold one read TLP or one write are enough;
+ * no reads or writes, no limit. */
 static void test_read_buffers_fit(void **state)
 {
 	(void)state;
@@ -349,6 +353,8 @@ static void test_read_buffers_fit(void **state)
 		"[endpoint]\nmrrs = 128\ncpl_headers = 2\n[generics]\nSTFIFO_CAPACITY = 2\n",
 		"[dma]\nread_gbps = 0\n[endpoint]\ncpl_headers = 1\n[generics]\nSTFIFO_CAPACITY = 1\n",
 		"[dma]\nread_size = 64\n[endpoint]\ncpl_headers = 1\n[generics]\nSTFIFO_CAPACITY = 1\n",
+		"[dma]\nwrite_size = 9000\n[endpoint]\nptc_data_bytes = 9000\n",
+		"[dma]\nwrite_gbps = 0\nwrite_size = 60000\n",
 	};
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
 		struct pte_scenario s;
