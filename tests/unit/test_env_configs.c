@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "pcie_telemetry/env.h"
+#include "env/env_priv.h"
 
 #include "env_meas.h"
 
@@ -206,6 +207,26 @@ static double stall_share(const struct meas *m)
 	return 2.0 * m->entries / window;
 }
 
+/* Every endpoint with its link up and requests to make moves some:
+ * reads complete or writes go out between the snapshots (a card whose
+ * PTC can never send one, stuck for ever, is refused when the file is
+ * read).  Not each kind: one may starve the other (a flood of 1-byte
+ * reads leaves a write now and then). */
+static void check_progress(const char *path, const struct meas *m)
+{
+	static struct pte_scenario sc;
+	char msg[512];
+	assert_int_equal(pte_scenario_load(path, &sc, msg, sizeof(msg)), 0);
+	for (unsigned e = 0; e < m->g->pcie_endpoints; e++) {
+		int asks = 0;
+		for (unsigned p = 0; p < m->g->dma_ports; p++)
+			asks |= sc.ep[e].port[p].read_gbps != 0 || sc.ep[e].port[p].write_gbps != 0;
+		if (asks && sc.ep[e].link_up && m->t1[e].reads == m->t0[e].reads &&
+		    m->t1[e].writes == m->t0[e].writes)
+			fail_msg("%s: endpoint %u moved nothing", path, e);
+	}
+}
+
 /* The scenario file the draws are written to, removed however the test
  * ends. */
 static int make_file(void **state)
@@ -241,6 +262,7 @@ static void test_random_configs(void **state)
 		assert_int_equal(fclose(f), 0);
 		struct meas m;
 		measure_for(path, SECONDS, &m);
+		check_progress(path, &m);
 		double load = drain_load(&m);
 		if (load + stall_share(&m) < 0.8) {
 			check_truth(&m);
