@@ -89,6 +89,7 @@ expect 2 "--list prints the names and exits: without --jsonl" --list --jsonl
 expect 2 "option '--csv' takes no value" -d "$b" --csv=1
 expect 2 "--diagnose adds to the report, --csv prints a series" -d "$b" --csv --diagnose
 expect 2 "--compare: not with --jsonl" --compare "$b" "$b" --jsonl
+expect 2 "--compare: given twice" --compare "$b" "$b" --compare "$b" "$b"
 expect 2 "--sweep: not with --count" -d sim --sweep endpoint.mrrs=512,1024 --count 2
 # an interval too long for the counters of the layout, with -w: refused
 # before anything is printed

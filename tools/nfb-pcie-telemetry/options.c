@@ -153,6 +153,8 @@ static int take_compare(const struct cli_option *o, struct cli_args *a, const ch
 	(void)o;
 	if (!*v)
 		return cli_fail(e, CLI_EXIT_USAGE, "--compare: empty device name");
+	if (a->compare[0])
+		return cli_fail(e, CLI_EXIT_USAGE, "--compare: given twice (one pair of devices a run)");
 	a->compare[0] = v;
 	return CLI_NEXT;
 }
