@@ -1,6 +1,7 @@
 # pcie-telemetry: the two commands of the README, and a few more.
 #   make demo       build everything, run the tool on the simulated card
-#   make test       build (gcc, and clang with ASan+UBSan) and run every test
+#   make test       build (gcc, and clang with ASan+UBSan) and run every test; the
+#                   threaded ones under TSan too
 #   make bench      print the performance figures (NAME VALUE UNIT), nothing else
 #   make fuzz       run the fuzz targets for longer (FUZZ_SECONDS=60)
 #   make install    install into PREFIX (/usr/local), under DESTDIR if set
@@ -16,6 +17,7 @@ MAKEFLAGS    += --no-print-directory
 BUILD        ?= build
 BUILD_SAN    ?= build-san
 BUILD_FUZZ   ?= build-fuzz
+BUILD_TSAN   ?= build-tsan
 BUILD_BENCH  ?= build-bench
 JOBS         ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 5
@@ -30,7 +32,7 @@ LOG          := $(BUILD)/make.log
 # step "WHAT" COMMAND...: one line, the command's output into the log
 STEP         := bash scripts/step.sh $(LOG)
 
-.PHONY: all deps deps-test build demo test test-gcc test-san fuzz-smoke fuzz bench clean \
+.PHONY: all deps deps-test build demo test test-gcc test-san test-tsan fuzz-smoke fuzz bench clean \
 	install uninstall deb
 
 all: build
@@ -53,7 +55,7 @@ demo: build
 	@echo "== nfb-pcie-telemetry -d sim (one simulated second of the default mixed load)"
 	@$(BUILD)/bin/nfb-pcie-telemetry -d sim
 
-test: test-gcc test-san fuzz-smoke
+test: test-gcc test-san test-tsan fuzz-smoke
 	@echo "make test: all test suites passed"
 
 test-gcc: build deps-test
@@ -64,6 +66,17 @@ test-san: deps-test
 	@cmake --build $(BUILD_SAN) -j $(JOBS)
 	@cd $(BUILD_SAN) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		ctest --output-on-failure -j $(JOBS)
+
+# The tests of what runs on threads (the simulated card's endpoints and
+# its real-time wrapper), under ThreadSanitizer.
+TSAN_TESTS := test_env_card test_env_configs test_bus_sim_rt
+empty :=
+TSAN_REGEX := ^($(subst $(empty) $(empty),|,$(TSAN_TESTS)))$$
+test-tsan: deps-test
+	@cmake -S . -B $(BUILD_TSAN) -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug -DPT_TSAN=ON >/dev/null
+	@cmake --build $(BUILD_TSAN) -j $(JOBS) --target $(TSAN_TESTS)
+	@cd $(BUILD_TSAN) && TSAN_OPTIONS=halt_on_error=1 \
+		ctest --output-on-failure -j $(JOBS) -R '$(TSAN_REGEX)'
 
 $(BUILD_FUZZ)/.built: deps-test
 	@cmake -S . -B $(BUILD_FUZZ) -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug \
@@ -105,4 +118,4 @@ deb:
 	@bash scripts/deb.sh
 
 clean:
-	rm -rf $(BUILD) $(BUILD_SAN) $(BUILD_FUZZ) $(BUILD_BENCH)
+	rm -rf $(BUILD) $(BUILD_SAN) $(BUILD_TSAN) $(BUILD_FUZZ) $(BUILD_BENCH)

@@ -105,9 +105,11 @@ int pt_bus_open_sim(const char *spec, struct pt_bus **out, char *msg, size_t msg
  * the pace of the wall clock: now() is the card's simulated time, which
  * follows the wall clock (less pt_bus_lag()); wait() sleeps in wall time.
  * Every access is serialised with the thread, and waits at most for one
- * millisecond of simulated time; any thread may use the wrapper, one call
- * at a time per caller.  On success the wrapper owns inner (closing it
- * closes inner); on failure the caller still does.
+ * millisecond of simulated time.  Any thread may use the wrapper, but like
+ * every pt_bus only one call at a time: callers on several threads take
+ * turns under a lock of their own (the call counts transactions and keeps
+ * the message of its failure in the bus).  On success the wrapper owns
+ * inner (closing it closes inner); on failure the caller still does.
  */
 int pt_bus_sim_realtime(struct pt_bus *inner, struct pt_bus **out, char *msg, size_t msglen);
 int pt_bus_open_pci(const char *spec, struct pt_bus **out, char *msg, size_t msglen);

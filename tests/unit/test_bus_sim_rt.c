@@ -105,6 +105,7 @@ static void test_measure_over_realtime(void **state)
 
 struct reader {
 	struct pt_bus *b;
+	pthread_mutex_t *turn; /* a pt_bus takes one call at a time */
 	int errors, reads;
 };
 
@@ -115,17 +116,22 @@ static void *read_loop(void *arg)
 	for (int i = 0; i < 200; i++) {
 		uint32_t v = 0;
 
+		pthread_mutex_lock(r->turn);
 		if (pt_bus_read32(r->b, PT_REG_MAGIC, &v) != 0 || v != PT_MAGIC)
 			r->errors++;
+		pthread_mutex_unlock(r->turn);
 		r->reads++;
 	}
 	return NULL;
 }
 
+/* Threads of the caller take turns on the wrapper while the card's own
+ * thread runs it (ThreadSanitizer checks the hand-over). */
 static void test_threads_share_the_card(void **state)
 {
 	struct pt_bus *b = open_rt("sim:tx-4K");
-	struct reader r[2] = { { b, 0, 0 }, { b, 0, 0 } };
+	static pthread_mutex_t turn = PTHREAD_MUTEX_INITIALIZER;
+	struct reader r[2] = { { b, &turn, 0, 0 }, { b, &turn, 0, 0 } };
 	pthread_t t[2];
 
 	(void)state;
