@@ -14,10 +14,11 @@
  * Endpoints are independent of each other and of the model, which only
  * watches.  So an emission is planned once (a job: its slices), every
  * endpoint runs it and leaves a snapshot of its signals, and the model
- * gets the snapshots in order.  With threads, each endpoint runs on a
- * thread of its own, up to PTE_JOBS emissions ahead of the model, which
- * stays on the caller's thread; the model gets exactly the same calls in
- * the same order either way.
+ * gets the snapshots in order.  With threads, the endpoints run on
+ * threads of their own (one each while the CPUs last, else several on
+ * each), up to PTE_JOBS emissions ahead of the model, which stays on the
+ * caller's thread; the model gets exactly the same calls in the same
+ * order either way.
  */
 #define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include <errno.h>
