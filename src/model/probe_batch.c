@@ -726,6 +726,44 @@ uint64_t ptm_probe_mi_clk_batch(ptm_probe *p, int mi_rst, int flag_clr, int rd, 
 	return pops;
 }
 
+/* The counting-only condition of ptm_probe_quiet_edges() out of reset:
+ * no reset anywhere, no sweep or FIFO write pending, the flag-clear
+ * synchroniser and the FIFO's write side settled. */
+static int clk_counting(const ptm_probe *p)
+{
+	const unsigned fl = p->flag_lvl;
+	if (((unsigned)p->rst_in | p->rsync | p->run | p->wr_en | (p->fq1 ^ fl) | (p->fq2 ^ fl) |
+	     (p->freg ^ fl)) != 0)
+		return 0;
+	return asfifo_wr_settled(&p->fifo, 0);
+}
+
+uint64_t ptm_probe_quiet_edges(const ptm_probe *p, int rst, int flag_clr, unsigned m)
+{
+	if (p->slow || p->mi_rst || (m && p->flag_lvl != (flag_clr != 0)))
+		return 0;
+	/* the read side: the FIFO empty (or held in reset) and every CDC
+	 * register settled, so that MI edges move nothing */
+	if (m && !mi_steady(p, 1))
+		return 0;
+	if (rst)
+		return p->rst_in && clk_reset_steady(p) ? UINT64_MAX : 0;
+	return clk_counting(p) ? ptm_probe_edges_to_tick(p) : 0;
+}
+
+void ptm_probe_quiet_run(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t brake,
+			 int flag_clr, unsigned m, uint64_t k)
+{
+	if (!k)
+		return;
+	ptm_probe_clk_batch(p, rst, bus, brake, k);
+	/* k * m MI edges; beyond 2^64 the same (further edges of a steady
+	 * read side change nothing) */
+	if (m)
+		ptm_probe_mi_clk_batch(p, 0, flag_clr, 1, k > UINT64_MAX / m ? UINT64_MAX : k * m,
+				       NULL);
+}
+
 void ptm_probe_debug_regs(const ptm_probe *p, struct ptm_probe_regs *r, uint64_t *cnt,
 			  uint64_t *grp)
 {

@@ -46,6 +46,25 @@ int ptm_probe_clk_runs(ptm_probe *p, const struct ptm_bus_run *const *bus, const
 uint64_t ptm_probe_mi_clk_batch(ptm_probe *p, int mi_rst, int flag_clr, int rd, uint64_t n,
 				struct ptm_probe_mi_out *last);
 
+/*
+ * For the probe trace runner (trace_probe.c): how many of the next CLK
+ * edges with RESET = rst, each followed by m MI edges (MI_RESET = 0,
+ * MI_FLAG_CLR = flag_clr, TX_RD = 1) as a probe trace schedules them,
+ * show nothing and change nothing but the counters, the position in the
+ * drain period and the read side's (not valid) data registers: no
+ * DRAIN_TICK, no FIFO write, no pop, no flag change.  Out of reset these
+ * are the edges before the next tick once the sweep is over, the FIFO
+ * read out (m > 0) and every synchroniser settled; in a settled reset
+ * UINT64_MAX; otherwise 0 (step the next edge singly).  Both clock
+ * domains are then at a fixed point of each other, so the order of
+ * their edges does not matter: ptm_probe_quiet_run() does k <= that
+ * many such edges (with their MI edges) in O(1), exactly as the trace
+ * would, edge by edge.
+ */
+uint64_t ptm_probe_quiet_edges(const ptm_probe *p, int rst, int flag_clr, unsigned m);
+void ptm_probe_quiet_run(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t brake,
+			 int flag_clr, unsigned m, uint64_t k);
+
 struct ptm_asfifo;
 /*
  * For the component's drain run (ptm_mi_idle_edges): the probe's FIFO when

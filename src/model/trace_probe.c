@@ -2,13 +2,18 @@
  * pcie-telemetry: runner for the PROBE conformance trace
  * (shared spec trace-format.md part a).
  *
- * Drives one probe edge by edge: inputs, CLK edge, then the line's MI
- * edges with TX_RD = 1; after the last line 400 more MI edges.  Every FIFO
- * write is remembered until the read side pops it (W), a FIFO reset
- * discards it (F), or WR_FULL drops it (X).  The output is rendered into
- * memory and written only when the whole trace ran.
+ * Drives one probe as the trace defines it edge by edge: inputs, CLK
+ * edge, then the line's MI edges with TX_RD = 1; after the last line 400
+ * more MI edges.  Every FIFO write is remembered until the read side pops
+ * it (W), a FIFO reset discards it (F), or WR_FULL drops it (X).  The
+ * output is rendered into memory and written only when the whole trace
+ * ran.  Where the probe only counts (ptm_probe_quiet_edges) the edges of
+ * an R line are skipped in one step, and an R line whose drain sweeps
+ * alone exceed the output limit fails at once (docs/model.md, "Probe
+ * traces"): the output and the errors are those of the per-edge run.
  */
 #include "model/probe_priv.h"
+#include "model/trace_priv.h"
 #include "model/trace_util.h"
 #include "pcie_telemetry/trace.h"
 
@@ -52,11 +57,16 @@ struct run {
 	size_t nev, cap;
 	size_t *fifo; /* event indices of accepted writes, FIFO order */
 	size_t fhead, ftail, fcap;
+	uint64_t drain_period;
+	unsigned channels;
+	uint32_t max;     /* output lines at most */
+	int per_edge;     /* testing: every edge and MI edge singly */
+	uint64_t stepped; /* CLK edges clocked singly */
 };
 
 static int push_event(struct run *r, char kind, uint64_t cycle, uint16_t chan, uint64_t delta)
 {
-	if (r->nev >= PTM_TRACE_MAX_RESULTS)
+	if (r->nev >= r->max)
 		return -E2BIG; /* the output is held in memory: bounded */
 	if (r->nev == r->cap) {
 		size_t ncap = r->cap ? 2 * r->cap : 1024;
@@ -284,6 +294,41 @@ static int parse_data_wide(struct ptm_tu_reader *rd, const struct hdr *h, struct
 	return 0;
 }
 
+/* The FIFO pop of an MI edge: the oldest accepted write was read out. */
+static int popped(struct run *r, const struct ptm_probe_mi_out *mo)
+{
+	if (r->fhead == r->ftail)
+		return -EPROTO; /* a pop without a write: model bug */
+	struct event *e = &r->ev[r->fifo[r->fhead++]];
+	if (e->chan != mo->index || e->delta != mo->delta)
+		return -EPROTO;
+	e->kind = 'W';
+	return 0;
+}
+
+/* The line's MI edges after a CLK edge.  Batched, the pops are the
+ * oldest accepted writes in FIFO order, as single edges pop them; the
+ * last one is checked against the model's output. */
+static int run_mi_edges(ptm_probe *p, struct run *r, const struct line_in *li)
+{
+	struct ptm_probe_mi_out mo;
+	if (!r->per_edge && li->mi_edges > 1) {
+		uint64_t n = ptm_probe_mi_clk_batch(p, 0, li->flag_clr, 1, li->mi_edges, &mo);
+		if (n > r->ftail - r->fhead)
+			return -EPROTO;
+		for (; n > 1; n--)
+			r->ev[r->fifo[r->fhead++]].kind = 'W';
+		return n ? popped(r, &mo) : 0;
+	}
+	for (unsigned i = 0; i < li->mi_edges; i++) {
+		ptm_probe_mi_clk(p, 0, li->flag_clr, 1, &mo);
+		int rc = mo.vld ? popped(r, &mo) : 0;
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 static int run_edge(ptm_probe *p, struct run *r, uint64_t cycle, const struct line_in *li)
 {
 	struct ptm_probe_clk_out co;
@@ -302,19 +347,8 @@ static int run_edge(ptm_probe *p, struct run *r, uint64_t cycle, const struct li
 		if (!co.wr_dropped && (rc = push_pending(r, r->nev - 1)))
 			return rc;
 	}
-	for (unsigned i = 0; i < li->mi_edges; i++) {
-		struct ptm_probe_mi_out mo;
-		ptm_probe_mi_clk(p, 0, li->flag_clr, 1, &mo);
-		if (mo.vld) {
-			if (r->fhead == r->ftail)
-				return -EPROTO; /* a pop without a write: model bug */
-			struct event *e = &r->ev[r->fifo[r->fhead++]];
-			if (e->chan != mo.index || e->delta != mo.delta)
-				return -EPROTO;
-			e->kind = 'W';
-		}
-	}
-	return 0;
+	r->stepped++;
+	return run_mi_edges(p, r, li);
 }
 
 static int render(const struct run *r, int ovf, int overrun, char **buf, size_t *len)
@@ -337,25 +371,66 @@ static int render(const struct run *r, int ovf, int overrun, char **buf, size_t 
 	return 0;
 }
 
+/*
+ * The next n edges of line li certainly push more output lines than the
+ * limit leaves: out of reset for good (RESET = 0, the MI_RESET
+ * synchroniser clear), every DRAIN_TICK among them pushes a T, and the
+ * sweep it starts presents all CHANNELS deltas to the FIFO (a W, F or X
+ * each) within one drain period, so before the next tick.  The edge by
+ * edge run would stop at this line with E2BIG: say so at once.
+ */
+static int over_limit(const ptm_probe *p, const struct run *r, const struct line_in *li,
+		      uint64_t n)
+{
+	const uint64_t t = ptm_probe_edges_to_tick(p); /* the first tick is edge t */
+	if (li->rst || ptm_probe_mi_reset(p) || n <= t)
+		return 0;
+	const uint64_t ticks = 1 + (n - 1 - t) / r->drain_period, left = r->max - r->nev;
+	return ticks > left || ticks + (ticks - 1) * r->channels > left;
+}
+
+/* reps edges of line li, skipping the stretches in which the probe only
+ * counts (ptm_probe_quiet_edges), so that the cost follows the drain
+ * sweeps and the output, not the edges. */
+static int run_bulk(ptm_probe *p, struct run *r, uint64_t *cycle, uint64_t reps,
+		    const struct line_in *li)
+{
+	while (reps) {
+		if (over_limit(p, r, li, reps))
+			return -E2BIG;
+		uint64_t k = ptm_probe_quiet_edges(p, li->rst, li->flag_clr, li->mi_edges);
+		if (k && (!li->rst || r->fhead == r->ftail)) {
+			k = k < reps ? k : reps;
+			ptm_probe_quiet_run(p, li->rst, li->bus, li->brake, li->flag_clr,
+					    li->mi_edges, k);
+		} else {
+			int rc = run_edge(p, r, *cycle, li);
+			if (rc)
+				return rc;
+			k = 1;
+		}
+		*cycle += k;
+		reps -= k;
+	}
+	return 0;
+}
+
 /* One repeat of R lines, or one data line, clocked `reps` times. */
 static int run_edges(struct ptm_tu_reader *rd, ptm_probe *p, struct run *r, uint64_t *cycle,
 		     uint64_t reps, const struct line_in *li)
 {
-	for (uint64_t i = 0; i < reps; i++, (*cycle)++) {
-		int rc = run_edge(p, r, *cycle, li);
-
-		if (rc == 0)
-			continue;
-		if (rc == -EPROTO)
-			ptm_tu_err(rd, NULL, "internal error: FIFO read-out out of order");
-		else if (rc == -E2BIG)
-			rc = ptm_tu_err(rd, NULL, "the run gives more than %u output lines",
-					PTM_TRACE_MAX_RESULTS);
-		else
-			ptm_tu_err(rd, NULL, "out of memory");
-		return rc;
-	}
-	return 0;
+	int rc = 0;
+	if (!r->per_edge)
+		rc = run_bulk(p, r, cycle, reps, li);
+	for (uint64_t i = 0; r->per_edge && !rc && i < reps; i++, (*cycle)++)
+		rc = run_edge(p, r, *cycle, li);
+	if (rc == -EPROTO)
+		ptm_tu_err(rd, NULL, "internal error: FIFO read-out out of order");
+	else if (rc == -E2BIG)
+		rc = ptm_tu_err(rd, NULL, "the run gives more than %u output lines", r->max);
+	else if (rc)
+		ptm_tu_err(rd, NULL, "out of memory");
+	return rc;
 }
 
 /* The END line: the body must have had CYCLES edges. */
@@ -436,17 +511,23 @@ static int finish(struct ptm_tu_reader *rd, ptm_probe *p, struct run *r, const s
 	return rc;
 }
 
-int ptm_trace_probe_run(FILE *in, const char *name, FILE *out, char *msg, size_t msglen)
+int ptm_trace_probe_run_opt(FILE *in, const char *name, FILE *out, char *msg, size_t msglen,
+			    struct ptm_trace_probe_opt *opt)
 {
 	struct ptm_tu_reader rd;
 	struct hdr h;
-	struct run r = { 0 };
+	struct run r = { .max = PTM_TRACE_MAX_RESULTS };
 	ptm_probe *p = NULL;
 	struct ptm_tu_hex *tmp = malloc(sizeof(*tmp));
 	struct line_in *li = calloc(1, sizeof(*li));
 	char gmsg[200];
 	int rc;
 
+	if (opt) {
+		r.per_edge = opt->per_edge;
+		if (opt->max_results)
+			r.max = opt->max_results;
+	}
 	ptm_tu_init(&rd, in, name, msg, msglen);
 	if (!tmp || !li) {
 		rc = -ENOMEM;
@@ -455,10 +536,15 @@ int ptm_trace_probe_run(FILE *in, const char *name, FILE *out, char *msg, size_t
 		   (rc = ptm_probe_new(&h.g, &p, gmsg, sizeof(gmsg))) != 0) {
 		ptm_tu_errf(msg, msglen, rd.name, h.line_dp, NULL, "%s", gmsg);
 	}
-	if (rc == 0)
+	if (rc == 0) {
+		r.drain_period = h.g.drain_period;
+		r.channels = ptm_probe_channels(p);
 		rc = run_body(&rd, &h, p, &r, tmp, li);
+	}
 	if (rc == 0)
 		rc = finish(&rd, p, &r, li, out, msg, msglen);
+	if (opt)
+		opt->stepped = r.stepped;
 	ptm_probe_free(p);
 	free(r.ev);
 	free(r.fifo);
@@ -466,4 +552,9 @@ int ptm_trace_probe_run(FILE *in, const char *name, FILE *out, char *msg, size_t
 	free(li);
 	ptm_tu_fini(&rd);
 	return rc;
+}
+
+int ptm_trace_probe_run(FILE *in, const char *name, FILE *out, char *msg, size_t msglen)
+{
+	return ptm_trace_probe_run_opt(in, name, out, msg, msglen, NULL);
 }
