@@ -54,7 +54,9 @@ check() {
 			else if (d > max * (dt + 0.2)) print "jump: " $2 " " last " -> " $3 " in " dt " s"
 		  }
 		  prev = $2; last = $3; lt = $1 }' >"$work/$name.problems"
-	[ ! -s "$work/$name.problems" ] && ok || bad "$name: $(head -3 "$work/$name.problems")"
+	# a device that failed a poll was reopened from zero: its log says why
+	[ ! -s "$work/$name.problems" ] && ok ||
+		bad "$name: $(head -3 "$work/$name.problems") $(grep -h -m2 'down:' "$work"/*.log 2>/dev/null)"
 }
 
 # rounds NAME METRIC SELECTOR: how often the counter went round 2^33
