@@ -707,29 +707,30 @@ static int key_index(enum ksect sect, const char *name)
 	return -1;
 }
 
-/* "FILE:LINE: " of the latest of up to two endpoint keys set in the file,
- * or "NAME: " when neither was. */
-static void where(const struct pte_scenario *s, unsigned e, const char *k1, const char *k2,
-		  char *out, size_t len)
+/* "FILE:LINE: " for line l of the file, or "NAME: " for line 0 (not set
+ * in a file). */
+static void at_line(const struct pte_scenario *s, unsigned l, char *out, size_t len)
 {
-	int i1 = key_index(S_EP, k1), i2 = k2 ? key_index(S_EP, k2) : -1;
-	unsigned l1 = i1 >= 0 ? s->line_ep[e][i1] : 0, l2 = i2 >= 0 ? s->line_ep[e][i2] : 0;
-	unsigned l = l1 > l2 ? l1 : l2;
 	if (l)
 		snprintf(out, len, "%s:%u: ", s->origin, l);
 	else
 		snprintf(out, len, "%s: ", s->origin[0] ? s->origin : s->name);
 }
 
-/* "FILE:LINE: " of a generic set in the file, else "FILE: ". */
+/* at_line of the latest of up to two endpoint keys set in the file. */
+static void where(const struct pte_scenario *s, unsigned e, const char *k1, const char *k2,
+		  char *out, size_t len)
+{
+	int i1 = key_index(S_EP, k1), i2 = k2 ? key_index(S_EP, k2) : -1;
+	unsigned l1 = i1 >= 0 ? s->line_ep[e][i1] : 0, l2 = i2 >= 0 ? s->line_ep[e][i2] : 0;
+	at_line(s, l1 > l2 ? l1 : l2, out, len);
+}
+
+/* at_line of a generic. */
 static void where_gen(const struct pte_scenario *s, const char *k, char *out, size_t len)
 {
 	int i = key_index(S_GEN, k);
-	unsigned l = i >= 0 ? s->line_gen[i] : 0;
-	if (l)
-		snprintf(out, len, "%s:%u: ", s->origin, l);
-	else
-		snprintf(out, len, "%s: ", s->origin[0] ? s->origin : s->name);
+	at_line(s, i >= 0 ? s->line_gen[i] : 0, out, len);
 }
 
 /* Every request of endpoint e can go out: no write its ports send is
@@ -796,10 +797,8 @@ int pte_scenario_check(const struct pte_scenario *s, char *msg, size_t msglen)
 			    s->line_gen[i] > best)
 				best = s->line_gen[i];
 		snprintf(tmp, sizeof(tmp), "%s", msg);
-		if (best)
-			snprintf(msg, msglen, "%s:%u: %s", s->origin, best, tmp);
-		else
-			snprintf(msg, msglen, "%s: %s", s->origin[0] ? s->origin : s->name, tmp);
+		at_line(s, best, pre, sizeof(pre));
+		snprintf(msg, msglen, "%s%s", pre, tmp);
 		return rc;
 	}
 	const char *gbad = NULL;
@@ -822,7 +821,8 @@ int pte_scenario_check(const struct pte_scenario *s, char *msg, size_t msglen)
 	else if (!(s->pcie_mhz > 0 && s->dma_mhz > 0 && s->mi_mhz > 0))
 		gbad = "clock frequencies must be positive";
 	if (gbad) {
-		snprintf(msg, msglen, "%s: %s", s->origin[0] ? s->origin : s->name, gbad);
+		at_line(s, 0, pre, sizeof(pre));
+		snprintf(msg, msglen, "%s%s", pre, gbad);
 		return -EINVAL;
 	}
 	for (unsigned e = 0; e < g->pcie_endpoints; e++) {
