@@ -23,30 +23,36 @@ static uint32_t tlp_chunk(const struct req *r, uint32_t lim, uint64_t *a)
 
 
 /* What a read TLP needs (completions, storage FIFO words, header
- * credits), computed and remembered in c.  It depends only on the TLP's
- * size and its offset in a host completion block (a multiple of the
- * RCB): remembered by both. */
-static void read_need_calc(struct ep *e, uint64_t a, uint32_t chunk, uint32_t off,
-			   struct need_cache *c, struct tlp_need *n)
+ * credits), computed into the cache entry c.  It depends only on the
+ * TLP's size and its offset in a host completion block (a multiple of
+ * the RCB): remembered by both. */
+static const struct tlp_need *read_need_calc(struct ep *e, uint64_t a, uint32_t chunk,
+					     uint32_t off, struct need_cache *c)
 {
 	const struct pte_read_geom g = { e->info.mrrs, e->info.rcb, e->host.cpl_bytes,
 					 e->geo.rc_word };
-	pte_tlp_need(&g, a, chunk, n);
+	pte_tlp_need(&g, a, chunk, &c->n);
 	c->chunk = chunk;
 	c->off = off;
-	c->n = *n;
+	return &c->n;
 }
 
-/* The needs of a TLP (read_need_calc), inline while they are remembered. */
-static inline void read_need(struct ep *e, uint64_t a, uint32_t chunk, struct tlp_need *n)
+/* The needs of a TLP (read_need_calc), inline while they are remembered;
+ * valid until the next call. */
+static inline const struct tlp_need *read_need_at(struct ep *e, uint64_t a, uint32_t chunk)
 {
 	uint32_t off = pte_cpl_off(&e->host, a);
 	struct need_cache *c = &e->ptc.need[(off / 4 * 31u + chunk / 4) % NEED_CACHE];
 
 	if (c->chunk == chunk && c->off == off)
-		*n = c->n;
-	else
-		read_need_calc(e, a, chunk, off, c, n);
+		return &c->n;
+	return read_need_calc(e, a, chunk, off, c);
+}
+
+/* read_need_at() into *n, which outlives the cache entry. */
+static inline void read_need(struct ep *e, uint64_t a, uint32_t chunk, struct tlp_need *n)
+{
+	*n = *read_need_at(e, a, chunk);
 }
 
 /* The head request has gone out to its end: one request of its run is
@@ -371,13 +377,13 @@ static void group_need_calc(struct ep *e, const struct req *r, const struct tlp_
 		if (g->t >= G)
 			return;
 		uint64_t a = addr + off;
-		struct tlp_need n;
-		read_need(e, a, pte_read_chunk(a, r->size - off, mrrs), &n);
-		if (g->t + 1 > maxt || g->w + n.w > maxw || (e->info.cpl_headers && g->h + n.h > maxh))
+		const struct tlp_need *n = read_need_at(e, a, pte_read_chunk(a, r->size - off, mrrs));
+		if (g->t + 1 > maxt || g->w + n->w > maxw ||
+		    (e->info.cpl_headers && g->h + n->h > maxh))
 			return;
 		g->t++;
-		g->w += n.w;
-		g->h += n.h;
+		g->w += n->w;
+		g->h += n->h;
 	}
 }
 
@@ -586,6 +592,22 @@ static int add_run_to(struct cpl_run *run, unsigned *n, const struct cpl_run *c)
 	return 1;
 }
 
+/* Whether completions of the sizes of c[0..nc) can join the runs of x
+ * (new sizes among them take a run each, at most MAX_RUNS_PER_ENT). */
+static int runs_fit(const struct ent *x, const struct cpl_run *c, unsigned nc)
+{
+	unsigned n = x->nrun;
+
+	for (unsigned i = 0; i < nc; i++) {
+		unsigned j = 0;
+		while (j < x->nrun && x->run[j].bytes != c[i].bytes)
+			j++;
+		if (j == x->nrun && ++n > MAX_RUNS_PER_ENT)
+			return 0;
+	}
+	return 1;
+}
+
 /* What the whole head request needs (it has sent nothing yet): its TLPs
  * and their completions, storage FIFO words and header credits, which
  * depend only on its size and where it starts in a 4 KiB page and in a
@@ -604,12 +626,11 @@ static const struct req_cache *req_need(struct ep *e, const struct req *r)
 	for (uint32_t off = 0; off < r->size && q->ok;) {
 		uint64_t a = r->addr + off;
 		uint32_t c = pte_read_chunk(a, r->size - off, e->info.mrrs);
-		struct tlp_need t;
-		read_need(e, a, c, &t);
-		for (unsigned i = 0; i < t.ncr && q->ok; i++)
-			q->ok = add_run_to(q->cr, &q->ncr, &t.cr[i]);
-		q->w += t.w;
-		q->h += t.h;
+		const struct tlp_need *t = read_need_at(e, a, c);
+		for (unsigned i = 0; i < t->ncr && q->ok; i++)
+			q->ok = add_run_to(q->cr, &q->ncr, &t->cr[i]);
+		q->w += t->w;
+		q->h += t->h;
 		q->ntlp++;
 		off += c;
 	}
@@ -665,15 +686,13 @@ static uint64_t read_whole(struct ep *e, const struct req *r, struct ent *x, uin
 			    : 0;
 	if (!k || !(k = alike_from_head(e, r, k)))
 		return 0;
-	struct cpl_run run[MAX_RUNS_PER_ENT];
+	if (!runs_fit(x, q->cr, q->ncr))
+		return 0;
 	unsigned n = x->nrun;
-	memcpy(run, x->run, n * sizeof(*run));
 	for (unsigned i = 0; i < q->ncr; i++) {
 		struct cpl_run c = { q->cr[i].bytes, (uint32_t)(q->cr[i].count * k) };
-		if (!add_run_to(run, &n, &c))
-			return 0;
+		add_run_to(x->run, &n, &c);
 	}
-	memcpy(x->run, run, n * sizeof(*run));
 	x->nrun = (uint8_t)n;
 	p->tags_used += (unsigned)(k * q->ntlp);
 	p->cplh_used += (unsigned)(k * q->h);
@@ -688,7 +707,7 @@ static uint64_t read_whole(struct ep *e, const struct req *r, struct ent *x, uin
  * once when all their TLPs fit); the first TLP (chunk bytes, needs *n) is
  * known to fit.  Returns the TLPs. */
 static uint64_t read_tlps(struct ep *e, struct req *r, struct ent *x, uint32_t chunk,
-			  struct tlp_need *n)
+			  const struct tlp_need *n)
 {
 	struct ptc *p = &e->ptc;
 	uint64_t tlps = 0;
@@ -711,7 +730,7 @@ static uint64_t read_tlps(struct ep *e, struct req *r, struct ent *x, uint32_t c
 		if (tlps) {
 			uint64_t a;
 			chunk = tlp_chunk(r, e->info.mrrs, &a);
-			read_need(e, a, chunk, n);
+			n = read_need_at(e, a, chunk);
 			unsigned fr = p->tags_pool - p->tags_used;
 			if (fr <= p->notready || p->stored + p->reserved + n->w > e->info.stfifo_words ||
 			    (e->info.cpl_headers && p->cplh_used + n->h > e->info.cpl_headers))
@@ -785,6 +804,28 @@ static int read_group(struct ep *e, int64_t T0, uint64_t trq, int64_t now, struc
 	return 0;
 }
 
+/* Whether a group of reads fits whatever its exact need: group_need_calc
+ * counts at most ptc_read_group TLPs and a quarter of the tags (the first
+ * TLP always), and adds a TLP's words and header credits only within a
+ * quarter of them (the first TLP's always).  Then read_blocked() would
+ * find nothing lacking, and the need is not worth computing. */
+static int group_fits_surely(const struct ep *e, const struct tlp_need *first)
+{
+	const struct ptc *p = &e->ptc;
+	unsigned G = e->cfg->ptc_read_group, maxt = p->tags_pool / 4;
+	unsigned t = G < maxt ? G : maxt, freet = p->tags_pool - p->tags_used;
+	uint64_t maxw = e->info.stfifo_words / 4, maxh = e->info.cpl_headers / 4;
+	uint64_t w = first->w > maxw ? first->w : maxw, h = first->h > maxh ? first->h : maxh;
+
+	if (t < 1)
+		t = 1;
+	if (freet < p->notready || freet - p->notready < t)
+		return 0;
+	if (p->stored + p->reserved + w > e->info.stfifo_words)
+		return 0;
+	return !e->info.cpl_headers || p->cplh_used + h <= e->info.cpl_headers;
+}
+
 /* ---- one step ---------------------------------------------------------------------- */
 
 int pte_rq_step(struct ep *e, int64_t T0, uint64_t S)
@@ -810,16 +851,18 @@ int pte_rq_step(struct ep *e, int64_t T0, uint64_t S)
 	}
 	uint32_t chunk = 0;
 	struct tlp_need first;
+	enum pte_brake why = PTE_BRAKE_NONE;
 	const struct group_cache *g = group_need_uni(e, r);
 	if (!g) {
 		uint64_t a;
 		chunk = tlp_chunk(r, e->info.mrrs, &a);
 		read_need(e, a, chunk, &first);
-		g = group_need(e, r, &first);
+		if (!group_fits_surely(e, &first))
+			why = read_blocked(e, group_need(e, r, &first));
 	} else {
 		first.ncr = 0; /* a uniform group needs no first TLP */
+		why = read_blocked(e, g);
 	}
-	enum pte_brake why = read_blocked(e, g);
 	if (why != PTE_BRAKE_NONE) {
 		read_wait(e, T0, S, trq, why);
 		return 0;
