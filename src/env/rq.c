@@ -173,16 +173,6 @@ static void write_request(struct ep *e, struct req *r, int64_t now)
 		req_consumed(e, r);
 }
 
-/*
- * Write requests of the head run that cross no 4 KiB boundary, one after
- * the other as write_request would send them (each as MPS-sized TLPs and
- * the rest, which depends only on the size), while the burst goes on: at
- * most `max` of them, up to the end of the run, a request that crosses a
- * boundary, the end of the slice or a full Hard IP buffer.  Only the
- * bookkeeping per request; their frames go to the word builder at once
- * (back to back, frames are placed the same in any order).  Returns the
- * requests sent (0: the first one crosses a boundary).
- */
 /* What a write request of a size that crosses no 4 KiB boundary takes:
  * its MPS-sized TLPs and the rest, their items, RQ regions and link time
  * (sizes repeat: remembered by size). */
@@ -206,40 +196,82 @@ static const struct write_size *write_size(struct ep *e, uint32_t size)
 	return z;
 }
 
-static uint64_t write_bulk(struct ep *e, int64_t T0, uint64_t S, struct req *r, unsigned max)
-{
-	const uint32_t mps = e->info.mps, hdr = e->info.rq_header_bytes;
-	const struct write_size *z = write_size(e, r->size);
-	const uint32_t q = z->q, rem = z->rem;
-	const struct pte_wt *b = &e->rq;
-	const uint64_t R = b->R, regs = z->regs;
-	const double Lq = z->Lq, Lr = z->Lr;
-	uint64_t base = b->pend, n = 0;
-	uint64_t trq = pte_wt_used(b);
-	int64_t now = T0 + (int64_t)trq;
+/* The frames of a bulk of write requests by length, logged at its end
+ * (back to back, frames are placed the same in any order). */
+#define BULK_LENGTHS 8
+struct bulk {
+	unsigned n;
+	uint32_t items[BULK_LENGTHS];
+	uint64_t k[BULK_LENGTHS], regs, tlps, tlp_bytes; /* regions, TLPs, their bytes */
+};
 
-	while (n < max && r->count > n) {
-		uint64_t a4 = (r->addr + n * r->stride) & 4095u;
-		if (a4 + r->size > 4096u)
-			break;
+/* The slot of frames of that many items in b, a new one if there is
+ * room; -1 when there is none. */
+static int bulk_slot(struct bulk *b, uint32_t items)
+{
+	for (unsigned i = 0; i < b->n; i++)
+		if (b->items[i] == items)
+			return (int)i;
+	if (b->n == BULK_LENGTHS)
+		return -1;
+	b->items[b->n] = items;
+	b->k[b->n] = 0;
+	return (int)b->n++;
+}
+
+/* A request that crosses no 4 KiB boundary (its TLPs from write_size z)
+ * joins the bulk: onto the link from `now` on, its frames counted. */
+static void bulk_plain(struct ep *e, struct bulk *b, const struct write_size *z, int64_t now)
+{
+	const uint32_t hdr = e->info.rq_header_bytes;
+	double t = e->link.up_t > (double)now ? e->link.up_t : (double)now;
+
+	if (z->q)
+		t = e->link.up_t = t + z->Lq;
+	if (z->rem)
+		e->link.up_t = t + z->Lr;
+	b->k[0] += z->q;
+	b->k[1] += z->rem ? 1 : 0;
+	b->regs += z->regs;
+	b->tlps += z->q + (z->rem ? 1 : 0);
+	b->tlp_bytes += z->q * (uint64_t)(e->info.mps + hdr) + (z->rem ? z->rem + hdr : 0);
+}
+
+/* A request of at most 4 KiB from address a that crosses a 4 KiB
+ * boundary joins the bulk, its TLPs as write_request would send them
+ * (write_runs, then pte_link_send run by run from `now`); 0 (and nothing
+ * changes) when its lengths find no slot. */
+static int bulk_cross(struct ep *e, struct bulk *b, uint64_t a, uint32_t size, int64_t now)
+{
+	const uint32_t hdr = e->info.rq_header_bytes, fr = e->info.tlp_framing_bytes;
+	struct cpl_run run[WRITE_RUNS];
+	int slot[WRITE_RUNS];
+	unsigned n;
+
+	write_runs(e, a, size, run, &n);
+	for (unsigned i = 0; i < n; i++)
+		if ((slot[i] = bulk_slot(b, pte_items(e, run[i].bytes + hdr))) < 0)
+			return 0; /* the slots taken stay empty: they log nothing */
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t tlp = run[i].bytes + hdr;
 		double t = e->link.up_t > (double)now ? e->link.up_t : (double)now;
-		if (q)
-			t = e->link.up_t = t + Lq;
-		if (rem)
-			e->link.up_t = t + Lr;
-		n++;
-		/* the RQ bus after this request's frames */
-		trq = b->placed + pte_wt_div(b, b->cur_r + base + n * regs + R - 1);
-		now = T0 + (int64_t)trq;
-		if (trq >= S || pte_link_full(e, now))
-			break;
+		e->link.up_t = t + (double)run[i].count * (double)(tlp + fr) / e->link.up_Bpc;
+		b->k[slot[i]] += run[i].count;
+		b->regs += run[i].count * pte_ucdiv(b->items[slot[i]], e->rq.N);
+		b->tlps += run[i].count;
+		b->tlp_bytes += run[i].count * (uint64_t)tlp;
 	}
-	if (!n)
-		return 0;
-	pte_wt_frames(&e->rq, z->it_q, n * q);
-	pte_wt_frames(&e->rq, z->it_r, rem ? n : 0);
-	e->truth.pcie[PTE_RQ].bytes += n * (q * (uint64_t)(mps + hdr) + (rem ? rem + hdr : 0));
-	e->truth.writes += n * (q + (rem ? 1 : 0));
+	return 1;
+}
+
+/* n requests of the head run have gone out as bulk b: their frames into
+ * the word builder, their bytes into the truth. */
+static void bulk_end(struct ep *e, struct req *r, const struct bulk *b, uint64_t n)
+{
+	for (unsigned i = 0; i < b->n; i++)
+		pte_wt_frames(&e->rq, b->items[i], b->k[i]);
+	e->truth.pcie[PTE_RQ].bytes += b->tlp_bytes;
+	e->truth.writes += b->tlps;
 	e->truth.write_bytes += n * r->size;
 	e->ptc.in.bytes -= n * r->size;
 	e->ptc.consumed_bytes += n * r->size;
@@ -248,6 +280,42 @@ static uint64_t write_bulk(struct ep *e, int64_t T0, uint64_t S, struct req *r, 
 	e->ptc.in.reqs -= n - 1;
 	e->ptc.consumed_reqs += n - 1;
 	req_consumed(e, r);
+}
+
+/*
+ * Write requests of the head run of at most 4 KiB, one after the other as
+ * write_request would send them (those that cross no 4 KiB boundary as
+ * MPS-sized TLPs and the rest, which depends only on the size), while
+ * the burst goes on: at most `max` of them, up to the end of the run, the
+ * end of the slice or a full Hard IP buffer.  Only the bookkeeping per
+ * request; their frames go to the word builder at the end (back to back,
+ * frames are placed the same in any order).  Returns the requests sent.
+ */
+static uint64_t write_bulk(struct ep *e, int64_t T0, uint64_t S, struct req *r, unsigned max)
+{
+	const struct write_size *z = write_size(e, r->size);
+	const struct pte_wt *w = &e->rq;
+	struct bulk b = { 2, { z->it_q, z->it_r }, { 0, 0 }, 0, 0, 0 };
+	uint64_t base = w->pend, n = 0, trq = pte_wt_used(w);
+	int64_t now = T0 + (int64_t)trq;
+
+	if (r->size > 4096u)
+		return 0;
+	while (n < max && r->count > n) {
+		uint64_t a = r->addr + n * r->stride;
+		if ((a & 4095u) + r->size <= 4096u)
+			bulk_plain(e, &b, z, now);
+		else if (!bulk_cross(e, &b, a, r->size, now))
+			break;
+		n++;
+		/* the RQ bus after this request's frames */
+		trq = w->placed + pte_wt_div(w, w->cur_r + base + b.regs + w->R - 1);
+		now = T0 + (int64_t)trq;
+		if (trq >= S || pte_link_full(e, now))
+			break;
+	}
+	if (n)
+		bulk_end(e, r, &b, n);
 	return n;
 }
 
