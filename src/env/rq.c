@@ -23,30 +23,36 @@ static uint32_t tlp_chunk(const struct req *r, uint32_t lim, uint64_t *a)
 
 
 /* What a read TLP needs (completions, storage FIFO words, header
- * credits), computed and remembered in c.  It depends only on the TLP's
- * size and its offset in a host completion block (a multiple of the
- * RCB): remembered by both. */
-static void read_need_calc(struct ep *e, uint64_t a, uint32_t chunk, uint32_t off,
-			   struct need_cache *c, struct tlp_need *n)
+ * credits), computed into the cache entry c.  It depends only on the
+ * TLP's size and its offset in a host completion block (a multiple of
+ * the RCB): remembered by both. */
+static const struct tlp_need *read_need_calc(struct ep *e, uint64_t a, uint32_t chunk,
+					     uint32_t off, struct need_cache *c)
 {
 	const struct pte_read_geom g = { e->info.mrrs, e->info.rcb, e->host.cpl_bytes,
 					 e->geo.rc_word };
-	pte_tlp_need(&g, a, chunk, n);
+	pte_tlp_need(&g, a, chunk, &c->n);
 	c->chunk = chunk;
 	c->off = off;
-	c->n = *n;
+	return &c->n;
 }
 
-/* The needs of a TLP (read_need_calc), inline while they are remembered. */
-static inline void read_need(struct ep *e, uint64_t a, uint32_t chunk, struct tlp_need *n)
+/* The needs of a TLP (read_need_calc), inline while they are remembered;
+ * valid until the next call. */
+static inline const struct tlp_need *read_need_at(struct ep *e, uint64_t a, uint32_t chunk)
 {
 	uint32_t off = pte_cpl_off(&e->host, a);
 	struct need_cache *c = &e->ptc.need[(off / 4 * 31u + chunk / 4) % NEED_CACHE];
 
 	if (c->chunk == chunk && c->off == off)
-		*n = c->n;
-	else
-		read_need_calc(e, a, chunk, off, c, n);
+		return &c->n;
+	return read_need_calc(e, a, chunk, off, c);
+}
+
+/* read_need_at() into *n, which outlives the cache entry. */
+static inline void read_need(struct ep *e, uint64_t a, uint32_t chunk, struct tlp_need *n)
+{
+	*n = *read_need_at(e, a, chunk);
 }
 
 /* The head request has gone out to its end: one request of its run is
@@ -167,16 +173,6 @@ static void write_request(struct ep *e, struct req *r, int64_t now)
 		req_consumed(e, r);
 }
 
-/*
- * Write requests of the head run that cross no 4 KiB boundary, one after
- * the other as write_request would send them (each as MPS-sized TLPs and
- * the rest, which depends only on the size), while the burst goes on: at
- * most `max` of them, up to the end of the run, a request that crosses a
- * boundary, the end of the slice or a full Hard IP buffer.  Only the
- * bookkeeping per request; their frames go to the word builder at once
- * (back to back, frames are placed the same in any order).  Returns the
- * requests sent (0: the first one crosses a boundary).
- */
 /* What a write request of a size that crosses no 4 KiB boundary takes:
  * its MPS-sized TLPs and the rest, their items, RQ regions and link time
  * (sizes repeat: remembered by size). */
@@ -200,40 +196,82 @@ static const struct write_size *write_size(struct ep *e, uint32_t size)
 	return z;
 }
 
-static uint64_t write_bulk(struct ep *e, int64_t T0, uint64_t S, struct req *r, unsigned max)
-{
-	const uint32_t mps = e->info.mps, hdr = e->info.rq_header_bytes;
-	const struct write_size *z = write_size(e, r->size);
-	const uint32_t q = z->q, rem = z->rem;
-	const struct pte_wt *b = &e->rq;
-	const uint64_t R = b->R, regs = z->regs;
-	const double Lq = z->Lq, Lr = z->Lr;
-	uint64_t base = b->pend, n = 0;
-	uint64_t trq = pte_wt_used(b);
-	int64_t now = T0 + (int64_t)trq;
+/* The frames of a bulk of write requests by length, logged at its end
+ * (back to back, frames are placed the same in any order). */
+#define BULK_LENGTHS 8
+struct bulk {
+	unsigned n;
+	uint32_t items[BULK_LENGTHS];
+	uint64_t k[BULK_LENGTHS], regs, tlps, tlp_bytes; /* regions, TLPs, their bytes */
+};
 
-	while (n < max && r->count > n) {
-		uint64_t a4 = (r->addr + n * r->stride) & 4095u;
-		if (a4 + r->size > 4096u)
-			break;
+/* The slot of frames of that many items in b, a new one if there is
+ * room; -1 when there is none. */
+static int bulk_slot(struct bulk *b, uint32_t items)
+{
+	for (unsigned i = 0; i < b->n; i++)
+		if (b->items[i] == items)
+			return (int)i;
+	if (b->n == BULK_LENGTHS)
+		return -1;
+	b->items[b->n] = items;
+	b->k[b->n] = 0;
+	return (int)b->n++;
+}
+
+/* A request that crosses no 4 KiB boundary (its TLPs from write_size z)
+ * joins the bulk: onto the link from `now` on, its frames counted. */
+static void bulk_plain(struct ep *e, struct bulk *b, const struct write_size *z, int64_t now)
+{
+	const uint32_t hdr = e->info.rq_header_bytes;
+	double t = e->link.up_t > (double)now ? e->link.up_t : (double)now;
+
+	if (z->q)
+		t = e->link.up_t = t + z->Lq;
+	if (z->rem)
+		e->link.up_t = t + z->Lr;
+	b->k[0] += z->q;
+	b->k[1] += z->rem ? 1 : 0;
+	b->regs += z->regs;
+	b->tlps += z->q + (z->rem ? 1 : 0);
+	b->tlp_bytes += z->q * (uint64_t)(e->info.mps + hdr) + (z->rem ? z->rem + hdr : 0);
+}
+
+/* A request of at most 4 KiB from address a that crosses a 4 KiB
+ * boundary joins the bulk, its TLPs as write_request would send them
+ * (write_runs, then pte_link_send run by run from `now`); 0 (and nothing
+ * changes) when its lengths find no slot. */
+static int bulk_cross(struct ep *e, struct bulk *b, uint64_t a, uint32_t size, int64_t now)
+{
+	const uint32_t hdr = e->info.rq_header_bytes, fr = e->info.tlp_framing_bytes;
+	struct cpl_run run[WRITE_RUNS];
+	int slot[WRITE_RUNS];
+	unsigned n;
+
+	write_runs(e, a, size, run, &n);
+	for (unsigned i = 0; i < n; i++)
+		if ((slot[i] = bulk_slot(b, pte_items(e, run[i].bytes + hdr))) < 0)
+			return 0; /* the slots taken stay empty: they log nothing */
+	for (unsigned i = 0; i < n; i++) {
+		uint32_t tlp = run[i].bytes + hdr;
 		double t = e->link.up_t > (double)now ? e->link.up_t : (double)now;
-		if (q)
-			t = e->link.up_t = t + Lq;
-		if (rem)
-			e->link.up_t = t + Lr;
-		n++;
-		/* the RQ bus after this request's frames */
-		trq = b->placed + pte_wt_div(b, b->cur_r + base + n * regs + R - 1);
-		now = T0 + (int64_t)trq;
-		if (trq >= S || pte_link_full(e, now))
-			break;
+		e->link.up_t = t + (double)run[i].count * (double)(tlp + fr) / e->link.up_Bpc;
+		b->k[slot[i]] += run[i].count;
+		b->regs += run[i].count * pte_ucdiv(b->items[slot[i]], e->rq.N);
+		b->tlps += run[i].count;
+		b->tlp_bytes += run[i].count * (uint64_t)tlp;
 	}
-	if (!n)
-		return 0;
-	pte_wt_frames(&e->rq, z->it_q, n * q);
-	pte_wt_frames(&e->rq, z->it_r, rem ? n : 0);
-	e->truth.pcie[PTE_RQ].bytes += n * (q * (uint64_t)(mps + hdr) + (rem ? rem + hdr : 0));
-	e->truth.writes += n * (q + (rem ? 1 : 0));
+	return 1;
+}
+
+/* n requests of the head run have gone out as bulk b: their frames into
+ * the word builder, their bytes into the truth. */
+static void bulk_end(struct ep *e, struct req *r, const struct bulk *b, uint64_t n)
+{
+	for (unsigned i = 0; i < b->n; i++)
+		pte_wt_frames(&e->rq, b->items[i], b->k[i]);
+	e->truth.pcie[PTE_RQ].bytes += b->tlp_bytes;
+	e->truth.writes += b->tlps;
 	e->truth.write_bytes += n * r->size;
 	e->ptc.in.bytes -= n * r->size;
 	e->ptc.consumed_bytes += n * r->size;
@@ -242,6 +280,42 @@ static uint64_t write_bulk(struct ep *e, int64_t T0, uint64_t S, struct req *r, 
 	e->ptc.in.reqs -= n - 1;
 	e->ptc.consumed_reqs += n - 1;
 	req_consumed(e, r);
+}
+
+/*
+ * Write requests of the head run of at most 4 KiB, one after the other as
+ * write_request would send them (those that cross no 4 KiB boundary as
+ * MPS-sized TLPs and the rest, which depends only on the size), while
+ * the burst goes on: at most `max` of them, up to the end of the run, the
+ * end of the slice or a full Hard IP buffer.  Only the bookkeeping per
+ * request; their frames go to the word builder at the end (back to back,
+ * frames are placed the same in any order).  Returns the requests sent.
+ */
+static uint64_t write_bulk(struct ep *e, int64_t T0, uint64_t S, struct req *r, unsigned max)
+{
+	const struct write_size *z = write_size(e, r->size);
+	const struct pte_wt *w = &e->rq;
+	struct bulk b = { 2, { z->it_q, z->it_r }, { 0, 0 }, 0, 0, 0 };
+	uint64_t base = w->pend, n = 0, trq = pte_wt_used(w);
+	int64_t now = T0 + (int64_t)trq;
+
+	if (r->size > 4096u)
+		return 0;
+	while (n < max && r->count > n) {
+		uint64_t a = r->addr + n * r->stride;
+		if ((a & 4095u) + r->size <= 4096u)
+			bulk_plain(e, &b, z, now);
+		else if (!bulk_cross(e, &b, a, r->size, now))
+			break;
+		n++;
+		/* the RQ bus after this request's frames */
+		trq = w->placed + pte_wt_div(w, w->cur_r + base + b.regs + w->R - 1);
+		now = T0 + (int64_t)trq;
+		if (trq >= S || pte_link_full(e, now))
+			break;
+	}
+	if (n)
+		bulk_end(e, r, &b, n);
 	return n;
 }
 
@@ -371,13 +445,13 @@ static void group_need_calc(struct ep *e, const struct req *r, const struct tlp_
 		if (g->t >= G)
 			return;
 		uint64_t a = addr + off;
-		struct tlp_need n;
-		read_need(e, a, pte_read_chunk(a, r->size - off, mrrs), &n);
-		if (g->t + 1 > maxt || g->w + n.w > maxw || (e->info.cpl_headers && g->h + n.h > maxh))
+		const struct tlp_need *n = read_need_at(e, a, pte_read_chunk(a, r->size - off, mrrs));
+		if (g->t + 1 > maxt || g->w + n->w > maxw ||
+		    (e->info.cpl_headers && g->h + n->h > maxh))
 			return;
 		g->t++;
-		g->w += n.w;
-		g->h += n.h;
+		g->w += n->w;
+		g->h += n->h;
 	}
 }
 
@@ -586,6 +660,22 @@ static int add_run_to(struct cpl_run *run, unsigned *n, const struct cpl_run *c)
 	return 1;
 }
 
+/* Whether completions of the sizes of c[0..nc) can join the runs of x
+ * (new sizes among them take a run each, at most MAX_RUNS_PER_ENT). */
+static int runs_fit(const struct ent *x, const struct cpl_run *c, unsigned nc)
+{
+	unsigned n = x->nrun;
+
+	for (unsigned i = 0; i < nc; i++) {
+		unsigned j = 0;
+		while (j < x->nrun && x->run[j].bytes != c[i].bytes)
+			j++;
+		if (j == x->nrun && ++n > MAX_RUNS_PER_ENT)
+			return 0;
+	}
+	return 1;
+}
+
 /* What the whole head request needs (it has sent nothing yet): its TLPs
  * and their completions, storage FIFO words and header credits, which
  * depend only on its size and where it starts in a 4 KiB page and in a
@@ -604,12 +694,11 @@ static const struct req_cache *req_need(struct ep *e, const struct req *r)
 	for (uint32_t off = 0; off < r->size && q->ok;) {
 		uint64_t a = r->addr + off;
 		uint32_t c = pte_read_chunk(a, r->size - off, e->info.mrrs);
-		struct tlp_need t;
-		read_need(e, a, c, &t);
-		for (unsigned i = 0; i < t.ncr && q->ok; i++)
-			q->ok = add_run_to(q->cr, &q->ncr, &t.cr[i]);
-		q->w += t.w;
-		q->h += t.h;
+		const struct tlp_need *t = read_need_at(e, a, c);
+		for (unsigned i = 0; i < t->ncr && q->ok; i++)
+			q->ok = add_run_to(q->cr, &q->ncr, &t->cr[i]);
+		q->w += t->w;
+		q->h += t->h;
 		q->ntlp++;
 		off += c;
 	}
@@ -665,15 +754,13 @@ static uint64_t read_whole(struct ep *e, const struct req *r, struct ent *x, uin
 			    : 0;
 	if (!k || !(k = alike_from_head(e, r, k)))
 		return 0;
-	struct cpl_run run[MAX_RUNS_PER_ENT];
+	if (!runs_fit(x, q->cr, q->ncr))
+		return 0;
 	unsigned n = x->nrun;
-	memcpy(run, x->run, n * sizeof(*run));
 	for (unsigned i = 0; i < q->ncr; i++) {
 		struct cpl_run c = { q->cr[i].bytes, (uint32_t)(q->cr[i].count * k) };
-		if (!add_run_to(run, &n, &c))
-			return 0;
+		add_run_to(x->run, &n, &c);
 	}
-	memcpy(x->run, run, n * sizeof(*run));
 	x->nrun = (uint8_t)n;
 	p->tags_used += (unsigned)(k * q->ntlp);
 	p->cplh_used += (unsigned)(k * q->h);
@@ -688,7 +775,7 @@ static uint64_t read_whole(struct ep *e, const struct req *r, struct ent *x, uin
  * once when all their TLPs fit); the first TLP (chunk bytes, needs *n) is
  * known to fit.  Returns the TLPs. */
 static uint64_t read_tlps(struct ep *e, struct req *r, struct ent *x, uint32_t chunk,
-			  struct tlp_need *n)
+			  const struct tlp_need *n)
 {
 	struct ptc *p = &e->ptc;
 	uint64_t tlps = 0;
@@ -711,7 +798,7 @@ static uint64_t read_tlps(struct ep *e, struct req *r, struct ent *x, uint32_t c
 		if (tlps) {
 			uint64_t a;
 			chunk = tlp_chunk(r, e->info.mrrs, &a);
-			read_need(e, a, chunk, n);
+			n = read_need_at(e, a, chunk);
 			unsigned fr = p->tags_pool - p->tags_used;
 			if (fr <= p->notready || p->stored + p->reserved + n->w > e->info.stfifo_words ||
 			    (e->info.cpl_headers && p->cplh_used + n->h > e->info.cpl_headers))
@@ -785,6 +872,28 @@ static int read_group(struct ep *e, int64_t T0, uint64_t trq, int64_t now, struc
 	return 0;
 }
 
+/* Whether a group of reads fits whatever its exact need: group_need_calc
+ * counts at most ptc_read_group TLPs and a quarter of the tags (the first
+ * TLP always), and adds a TLP's words and header credits only within a
+ * quarter of them (the first TLP's always).  Then read_blocked() would
+ * find nothing lacking, and the need is not worth computing. */
+static int group_fits_surely(const struct ep *e, const struct tlp_need *first)
+{
+	const struct ptc *p = &e->ptc;
+	unsigned G = e->cfg->ptc_read_group, maxt = p->tags_pool / 4;
+	unsigned t = G < maxt ? G : maxt, freet = p->tags_pool - p->tags_used;
+	uint64_t maxw = e->info.stfifo_words / 4, maxh = e->info.cpl_headers / 4;
+	uint64_t w = first->w > maxw ? first->w : maxw, h = first->h > maxh ? first->h : maxh;
+
+	if (t < 1)
+		t = 1;
+	if (freet < p->notready || freet - p->notready < t)
+		return 0;
+	if (p->stored + p->reserved + w > e->info.stfifo_words)
+		return 0;
+	return !e->info.cpl_headers || p->cplh_used + h <= e->info.cpl_headers;
+}
+
 /* ---- one step ---------------------------------------------------------------------- */
 
 int pte_rq_step(struct ep *e, int64_t T0, uint64_t S)
@@ -810,16 +919,18 @@ int pte_rq_step(struct ep *e, int64_t T0, uint64_t S)
 	}
 	uint32_t chunk = 0;
 	struct tlp_need first;
+	enum pte_brake why = PTE_BRAKE_NONE;
 	const struct group_cache *g = group_need_uni(e, r);
 	if (!g) {
 		uint64_t a;
 		chunk = tlp_chunk(r, e->info.mrrs, &a);
 		read_need(e, a, chunk, &first);
-		g = group_need(e, r, &first);
+		if (!group_fits_surely(e, &first))
+			why = read_blocked(e, group_need(e, r, &first));
 	} else {
 		first.ncr = 0; /* a uniform group needs no first TLP */
+		why = read_blocked(e, g);
 	}
-	enum pte_brake why = read_blocked(e, g);
 	if (why != PTE_BRAKE_NONE) {
 		read_wait(e, T0, S, trq, why);
 		return 0;

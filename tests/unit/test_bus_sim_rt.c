@@ -47,16 +47,18 @@ static struct pt_bus *open_rt(const char *dev)
 	return b;
 }
 
-static void test_clock_follows_the_wall(void **state)
-{
-	struct pt_bus *b = open_rt("sim:idle");
-	double s0, s1, w0, w1, lag0, lag1;
-	uint32_t magic;
+/* A measurement against the wall clock is tried this often: a machine so
+ * loaded that the card's thread or the test's own sits unscheduled for
+ * tens of milliseconds (the lag is sampled by the card's thread) spoils
+ * one try; a card that does not follow the wall fails them all. */
+#define TRIES 3
 
-	(void)state;
-	assert_string_equal(pt_bus_kind(b), "sim");
-	assert_int_equal(pt_bus_read32(b, PT_REG_MAGIC, &magic), 0);
-	assert_int_equal(magic, PT_MAGIC);
+/* One try of test_clock_follows_the_wall: 1 when the card's clock kept to
+ * the wall's within what it said. */
+static int clock_try(struct pt_bus *b)
+{
+	double s0, s1, w0, w1, lag0, lag1;
+
 	w0 = wall();
 	assert_int_equal(pt_bus_now(b, &s0), 0);
 	lag0 = pt_bus_lag(b);
@@ -68,9 +70,41 @@ static void test_clock_follows_the_wall(void **state)
 	/* never ahead of the wall clock: it may only catch up the lag it had
 	 * (an access costs a few µs of card time); and behind it only by the
 	 * lag it says (the lag is sampled once a millisecond) */
-	assert_true(s1 - s0 <= (w1 - w0) + lag0 + 0.01);
-	assert_true(s1 - s0 >= (w1 - w0) - lag1 - 0.05);
+	return s1 - s0 <= (w1 - w0) + lag0 + 0.01 && s1 - s0 >= (w1 - w0) - lag1 - 0.05;
+}
+
+static void test_clock_follows_the_wall(void **state)
+{
+	struct pt_bus *b = open_rt("sim:idle");
+	uint32_t magic;
+	int ok = 0;
+
+	(void)state;
+	assert_string_equal(pt_bus_kind(b), "sim");
+	assert_int_equal(pt_bus_read32(b, PT_REG_MAGIC, &magic), 0);
+	assert_int_equal(magic, PT_MAGIC);
+	for (int i = 0; i < TRIES && !ok; i++)
+		ok = clock_try(b);
+	assert_true(ok);
 	pt_bus_close(b);
+}
+
+/* One try of test_measure_over_realtime: 1 when the card's interval was
+ * the wall's within the lag, and its cycles the card's 400 MHz. */
+static int measure_try(struct pt_dev *d, struct pt_reading *a, struct pt_reading *c)
+{
+	double w0 = wall(), sec, cycles, lag0 = pt_bus_lag(d->bus);
+
+	assert_int_equal(pt_dev_measure(d, 0.2, a, c, msg, sizeof msg), 0);
+	sec = c->time - a->time;
+	/* the counters move once a drain period: over any interval they are
+	 * the card's 400 MHz to within two drain periods (whatever the load) */
+	cycles = (double)(c->cnt[pt_idx_pcie_cycles(&d->layout, 0)] -
+			  a->cnt[pt_idx_pcie_cycles(&d->layout, 0)]);
+	assert_true(fabs(cycles - 400e6 * sec) <= 2.0 * (d->layout.drain_period + 64));
+	/* the card's interval: the wall's, plus the lag it had and may catch
+	 * up, less what it fell behind */
+	return sec <= wall() - w0 + lag0 + 0.01 && sec >= 0.2 - pt_bus_lag(d->bus) - 0.05;
 }
 
 /* wait() is wall time, the interval is the card's: the clock rates of a
@@ -80,24 +114,15 @@ static void test_measure_over_realtime(void **state)
 	struct pt_bus *b = open_rt("sim:idle");
 	struct pt_dev d;
 	struct pt_reading a, c;
-	double w0 = wall(), sec, cycles, lag0;
+	int ok = 0;
 
 	(void)state;
 	assert_int_equal(pt_dev_init(&d, b, msg, sizeof msg), 0);
 	assert_int_equal(pt_reading_init(&a, d.layout.entries), 0);
 	assert_int_equal(pt_reading_init(&c, d.layout.entries), 0);
-	lag0 = pt_bus_lag(b);
-	assert_int_equal(pt_dev_measure(&d, 0.2, &a, &c, msg, sizeof msg), 0);
-	sec = c.time - a.time;
-	/* the card's interval: the wall's, plus the lag it had and may catch
-	 * up, less what it fell behind */
-	assert_true(sec <= wall() - w0 + lag0 + 0.01);
-	assert_true(sec >= 0.2 - pt_bus_lag(b) - 0.05);
-	/* the counters move once a drain period: over any interval they are
-	 * the card's 400 MHz to within two drain periods */
-	cycles = (double)(c.cnt[pt_idx_pcie_cycles(&d.layout, 0)] -
-			  a.cnt[pt_idx_pcie_cycles(&d.layout, 0)]);
-	assert_true(fabs(cycles - 400e6 * sec) <= 2.0 * (d.layout.drain_period + 64));
+	for (int i = 0; i < TRIES && !ok; i++)
+		ok = measure_try(&d, &a, &c);
+	assert_true(ok);
 	pt_reading_free(&a);
 	pt_reading_free(&c);
 	pt_bus_close(b);
