@@ -34,6 +34,58 @@ static uint64_t one_size_count(const struct port *pt, int write, int max, uint32
 	return k;
 }
 
+/* Draws of up to four sizes (thresholds t, pte_rng_pick_fast), at most n:
+ * while the whole-byte credit *cr covers them, or (cr NULL) while the
+ * bytes drawn stay below blim.  Their counts into cnt; a draw the credit
+ * does not cover ends it, drawn all the same.  A loop of its own per kind
+ * keeps the generator's state and the thresholds in registers. */
+static void draw4(struct rng *r, const uint64_t *t, const uint32_t *size, uint64_t n,
+		  uint64_t *cr, uint64_t bytes, uint64_t blim, uint64_t *cnt)
+{
+	struct rng g = *r;
+	const uint64_t t0 = t[0], t1 = t[1], t2 = t[2];
+
+	if (cr) {
+		uint64_t c = *cr;
+		for (; n; n--) {
+			uint64_t x = pte_rng_next(&g) >> 11;
+			unsigned i = (unsigned)(x >= t0) + (unsigned)(x >= t1) + (unsigned)(x >= t2);
+			if (c < size[i])
+				break;
+			c -= size[i];
+			cnt[i]++;
+		}
+		*cr = c;
+	} else {
+		for (; n && bytes < blim; n--) {
+			uint64_t x = pte_rng_next(&g) >> 11;
+			unsigned i = (unsigned)(x >= t0) + (unsigned)(x >= t1) + (unsigned)(x >= t2);
+			bytes += size[i];
+			cnt[i]++;
+		}
+	}
+	*r = g;
+}
+
+/* As draw4, for any number of sizes. */
+static void draw_any(struct rng *r, const struct pte_pick *pk, const uint32_t *size, uint64_t n,
+		     uint64_t *cr, uint64_t bytes, uint64_t blim, uint64_t *cnt)
+{
+	struct rng g = *r; /* in registers while it draws */
+
+	for (; n && bytes < blim; n--) {
+		unsigned i = pte_rng_pick_fast(&g, pk);
+		if (cr) {
+			if (*cr < size[i])
+				break;
+			*cr -= size[i];
+		}
+		cnt[i]++;
+		bytes += size[i];
+	}
+	*r = g;
+}
+
 /*
  * New requests of one kind for one slice of `sec` seconds.  A port with a
  * rate of "max" keeps enough requests pending to fill its UP bus.  Sizes
@@ -66,25 +118,18 @@ static void gen_kind(struct port *pt, unsigned pidx, int write, double gbps,
 			*credit -= (double)cnt[0] * d->size[0];
 	} else {
 		/* the credit's whole bytes as an integer: subtracting whole
-		 * sizes from it is exact, so this is the same credit */
+		 * sizes from it is exact, so this is the same credit; a port
+		 * at "max" draws up to its target (of bytes too for writes) */
 		const struct pte_pick *pk = write ? &pt->pick_w : &pt->pick_r;
 		const uint64_t lim_r = max ? target_reqs : 4 * target_reqs;
+		const uint64_t n = reqs < lim_r ? lim_r - reqs : 0;
+		const uint64_t blim = max && write ? target_bytes : UINT64_MAX;
 		uint64_t cr = max ? 0 : (uint64_t)*credit;
 		double frac = max ? 0.0 : *credit - (double)cr;
-		struct rng g = pt->rng; /* in registers while it draws */
-		while (reqs < lim_r && !(max && write && bytes >= target_bytes)) {
-			unsigned i = pte_rng_pick_fast(&g, pk);
-			uint32_t size = d->size[i];
-			if (!max) {
-				if (cr < size)
-					break;
-				cr -= size;
-			}
-			cnt[i]++;
-			reqs++;
-			bytes += size;
-		}
-		pt->rng = g;
+		if (pk->n <= 4)
+			draw4(&pt->rng, pk->thr, d->size, n, max ? NULL : &cr, bytes, blim, cnt);
+		else
+			draw_any(&pt->rng, pk, d->size, n, max ? NULL : &cr, bytes, blim, cnt);
 		if (!max)
 			*credit = (double)cr + frac;
 	}
