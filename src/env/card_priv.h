@@ -75,11 +75,16 @@ struct link {
 	int up_hold;               /* Hard IP buffer full: waits until it drained to half */
 };
 
-/* What one completion of a size takes (host.c). */
-#define CPL_SIZES 8
+/* What one completion of a size takes (host.c): on RC, in the storage
+ * FIFO, on DOWN.  Remembered by size (pte_cpl_size), 1 << CPL_SIZES_LOG2
+ * sizes at a time. */
+#define CPL_SIZES_LOG2 4
+#define CPL_SIZES (1u << CPL_SIZES_LOG2)
 struct cpl_size {
 	uint32_t bytes, items;     /* bytes 0: empty; RC items */
 	uint64_t fw, rcw;          /* RC words, storage FIFO words */
+	uint64_t dn_w, dn_reg;     /* DOWN words and regions, */
+	uint32_t dn_items;         /* ... items */
 	double L;                  /* PCIe cycles on the downstream link */
 };
 
@@ -111,12 +116,6 @@ struct split_cache {
 	unsigned ntlp, ncr;
 	uint32_t frames;           /* completions of one request */
 	struct cpl_run cr[MAX_RUNS_PER_ENT];
-};
-
-/* push_progress(): the last completion size and what it takes. */
-struct size_cache {
-	uint32_t bytes;
-	uint64_t w, reg, rcw;      /* DOWN words, DOWN regions, RC words */
 };
 
 /* read_need(): by TLP size and offset in a host completion block. */
@@ -174,7 +173,6 @@ struct push {
 	uint64_t held_from;
 	uint64_t slice_len;
 	uint64_t slice_no;         /* slices begun, from 1 */
-	struct size_cache sz;
 };
 
 /* BRAKE signals: cycles per bit in a slice; in an emission, the cycles
@@ -374,6 +372,19 @@ static inline uint32_t pte_items(const struct ep *e, uint32_t bytes)
 	if (e->geo.ib_sh < 32)
 		return (uint32_t)(((uint64_t)bytes + e->geo.IB - 1) >> e->geo.ib_sh);
 	return pte_cdiv32(bytes, e->geo.IB);
+}
+
+/* What a completion of that many bytes takes (sizes repeat: the sizes
+ * of a run spread over the entries by a multiplicative hash). */
+static inline unsigned pte_cpl_slot(uint32_t bytes)
+{
+	return (uint32_t)(bytes * 0x9e3779b1u) >> (32 - CPL_SIZES_LOG2);
+}
+const struct cpl_size *pte_cpl_size_fill(struct ep *e, uint32_t bytes);
+static inline const struct cpl_size *pte_cpl_size(struct ep *e, uint32_t bytes)
+{
+	const struct cpl_size *z = &e->host.size[pte_cpl_slot(bytes)];
+	return z->bytes == bytes ? z : pte_cpl_size_fill(e, bytes);
 }
 
 /* ---- DMA ports (dma.c) ----------------------------------------------------- */

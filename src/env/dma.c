@@ -260,20 +260,20 @@ static uint64_t between_stalls(uint64_t used, uint64_t d, double rho)
 	return s > left ? left : s;
 }
 
-/* k completions of the head run go from the FIFOs to the port. */
+/* k completions of the head run (z: what one takes) go from the FIFOs to
+ * the port. */
 static void down_take(struct ep *e, struct port *pt, struct frun *f, uint64_t k,
-		      uint32_t items, uint64_t regions)
+		      const struct cpl_size *z)
 {
 	struct pte_bus_truth *tr = &e->truth.down[pt - e->port];
-	uint64_t w = pte_cdiv32(f->bytes, e->geo.dn_word);
 
-	pte_wt_frames(&pt->down, items, k);
+	pte_wt_frames(&pt->down, z->dn_items, k);
 	pte_mvb_items(&pt->downv, k);
-	pt->af_words -= k * w;
-	pt->af_regions -= k * regions;
+	pt->af_words -= k * z->dn_w;
+	pt->af_regions -= k * z->dn_reg;
 	pt->af_hdrs -= k;
 	tr->frames += k;
-	tr->items += k * items;
+	tr->items += k * z->dn_items;
 	tr->bytes += k * f->bytes;
 	tr->mvb_items += k;
 	f->count -= k;
@@ -285,7 +285,7 @@ void pte_dma_down_slice(struct ep *e, struct port *pt, uint64_t d)
 {
 	struct pte_bus_truth *tr = &e->truth.down[pt - e->port];
 	unsigned pidx = (unsigned)(pt - e->port);
-	const unsigned R = e->geo.R_dn, N = e->geo.N_dn;
+	const unsigned R = e->geo.R_dn;
 	double rho = e->cfg->port[pidx].down_ready, rhoh = e->cfg->port[pidx].down_hdr_ready;
 	double av = (double)d * rho + pt->ready_carry, avh = (double)d * rhoh + pt->hdr_carry;
 	uint64_t avail = (uint64_t)av, availh = (uint64_t)avh;
@@ -299,17 +299,16 @@ void pte_dma_down_slice(struct ep *e, struct port *pt, uint64_t d)
 		uint64_t um = pte_wt_used(&pt->down), uv = pte_mvb_used(&pt->downv);
 		if (um >= avail || uv >= availh)
 			break;
-		uint32_t items = pte_items(e, f->bytes);
-		uint64_t regions = pte_ucdiv(items, N);
+		const struct cpl_size *z = pte_cpl_size(e, f->bytes);
 		uint64_t k = f->count;
-		uint64_t kk = pte_udiv((avail - um) * R, regions);
+		uint64_t kk = pte_udiv((avail - um) * R, z->dn_reg);
 		if (kk == 0)
 			kk = 1;
 		if (k > kk)
 			k = kk;
 		if (k > (availh - uv) * R)
 			k = (availh - uv) * R;
-		down_take(e, pt, f, k, items, regions);
+		down_take(e, pt, f, k, z);
 	}
 	pte_wt_flush(&pt->down);
 	pte_mvb_flush(&pt->downv);

@@ -228,20 +228,6 @@ static int fifo_takes_one(struct ep *e, struct port *pt, unsigned port, uint64_t
 	return pt->af_words + w <= capw && pt->af_hdrs + 1 <= caph;
 }
 
-/* Sizes repeat: divide once per completion size. */
-static const struct size_cache *size_of(struct ep *e, uint32_t bytes)
-{
-	struct size_cache *z = &e->push.sz;
-
-	if (bytes != z->bytes) {
-		z->bytes = bytes;
-		z->w = pte_cdiv32(bytes, e->geo.dn_word);
-		z->reg = pte_ucdiv(pte_items(e, bytes), e->geo.N_dn);
-		z->rcw = pte_cdiv32(bytes, e->geo.rc_word);
-	}
-	return z;
-}
-
 /*
  * Stored completions go to the asynchronous FIFOs of their ports, at most
  * one RC-wide word per PCIe cycle.
@@ -269,8 +255,8 @@ int pte_push_moves(struct ep *e, uint64_t t)
 	while (p->st.n && u->done < allowed) {
 		struct frun *f = pte_fq_head(&p->st);
 		struct port *pt = &e->port[f->port];
-		const struct size_cache *z = size_of(e, f->bytes);
-		const uint64_t w = z->w, reg = z->reg;
+		const struct cpl_size *z = pte_cpl_size(e, f->bytes);
+		const uint64_t w = z->dn_w, reg = z->dn_reg;
 		uint64_t k = f->count;
 		if (k > 1 && k * f->bytes > allowed - u->done) {
 			uint64_t kb = pte_udiv(allowed - u->done, f->bytes) + 1;
@@ -309,11 +295,11 @@ int pte_push_through(struct ep *e, unsigned port, uint32_t bytes, uint64_t t)
 
 	if (u->held || e->ptc.st.n || t > u->slice_len || u->done >= t * e->geo.rc_word)
 		return 0;
-	const struct size_cache *z = size_of(e, bytes);
-	if (!fifo_takes_one(e, pt, port, z->w, z->reg) || pte_fq_push(&pt->afifo, port, bytes, 1))
+	const struct cpl_size *z = pte_cpl_size(e, bytes);
+	if (!fifo_takes_one(e, pt, port, z->dn_w, z->dn_reg) || pte_fq_push(&pt->afifo, port, bytes, 1))
 		return 0;
-	pt->af_words += z->w;
-	pt->af_regions += z->reg;
+	pt->af_words += z->dn_w;
+	pt->af_regions += z->dn_reg;
 	pt->af_hdrs++;
 	u->done += bytes;
 	return 1;
@@ -329,8 +315,8 @@ int pte_push_through_ok(struct ep *e, uint64_t t)
 uint64_t pte_push_through_room(struct ep *e, unsigned port, uint32_t bytes, uint64_t max)
 {
 	struct port *pt = &e->port[port];
-	const struct size_cache *z = size_of(e, bytes);
-	const uint64_t w = z->w, reg = z->reg;
+	const struct cpl_size *z = pte_cpl_size(e, bytes);
+	const uint64_t w = z->dn_w, reg = z->dn_reg;
 	const uint64_t dfw = e->cfg->down_fifo_words, dfh = e->cfg->down_fifo_headers;
 	struct fifo_fill f = fifo_now(pt);
 	uint64_t k = 0;
@@ -358,13 +344,13 @@ uint64_t pte_push_through_room(struct ep *e, unsigned port, uint32_t bytes, uint
 int pte_push_through_bulk(struct ep *e, unsigned port, uint32_t bytes, uint64_t k)
 {
 	struct port *pt = &e->port[port];
-	const struct size_cache *z = size_of(e, bytes);
+	const struct cpl_size *z = pte_cpl_size(e, bytes);
 	int rc = pte_fq_push(&pt->afifo, port, bytes, k);
 
 	if (rc)
 		return rc;
-	pt->af_words += k * z->w;
-	pt->af_regions += k * z->reg;
+	pt->af_words += k * z->dn_w;
+	pt->af_regions += k * z->dn_reg;
 	pt->af_hdrs += k;
 	e->push.done += k * bytes;
 	return 0;
