@@ -159,38 +159,39 @@ static void port_capacity(struct ep *e, struct port *pt, unsigned port)
 	pt->cap_slice = e->push.slice_no;
 }
 
-/*
- * How many of k completions (w words, reg regions each) the FIFOs of the
- * port take when they are near full: what the DMA side takes in the next
- * slice decides (below the FIFO sizes it never does).  0 sets the hold.
- */
-/* What the FIFOs of the port hold: words, regions, headers. */
+/* What the FIFOs of a port hold: words, regions, headers; what they may
+ * hold: words, headers. */
 struct fifo_fill {
 	uint64_t w, r, h;
 };
+struct fifo_cap {
+	uint64_t w, h;
+};
 
-/* The capacities of the port's FIFOs holding f for completions of w words
+/* The capacities of the port's FIFOs holding *f for completions of w words
  * and reg regions: their own sizes and what the DMA side takes in the next
  * slice, in frames by data (at the mean regions per frame of what they
  * hold) and by headers. */
-static void fifo_caps(struct ep *e, struct port *pt, unsigned port, uint64_t w, uint64_t reg,
-		      struct fifo_fill f, uint64_t *capw, uint64_t *caph)
+static struct fifo_cap fifo_caps(struct ep *e, struct port *pt, unsigned port, uint64_t w,
+				 uint64_t reg, const struct fifo_fill *f)
 {
 	port_capacity(e, pt, port);
 	/* min(cap_hdr, floor(x / y)) is cap_hdr when x >= cap_hdr * y: no
 	 * division then (nor for the drain against cap_words) */
 	uint64_t frames;
-	if (f.h && f.r)
-		frames = pt->cap_reg * f.h >= pt->cap_hdr * f.r ? pt->cap_hdr : pt->cap_reg * f.h / f.r;
+	if (f->h && f->r)
+		frames = pt->cap_reg * f->h >= pt->cap_hdr * f->r ? pt->cap_hdr
+								   : pt->cap_reg * f->h / f->r;
 	else
 		frames = pte_min64(pt->cap_hdr, pt->cap_reg / (reg ? reg : 1));
 	uint64_t drain;
-	if (f.h)
-		drain = frames * f.w >= pt->cap_words * f.h ? pt->cap_words : frames * f.w / f.h;
+	if (f->h)
+		drain = frames * f->w >= pt->cap_words * f->h ? pt->cap_words
+							      : frames * f->w / f->h;
 	else
 		drain = pte_min64(pt->cap_words, frames * w);
-	*capw = e->cfg->down_fifo_words + drain;
-	*caph = e->cfg->down_fifo_headers + frames;
+	return (struct fifo_cap){ e->cfg->down_fifo_words + drain,
+				  e->cfg->down_fifo_headers + frames };
 }
 
 static inline struct fifo_fill fifo_now(const struct port *pt)
@@ -198,13 +199,19 @@ static inline struct fifo_fill fifo_now(const struct port *pt)
 	return (struct fifo_fill){ pt->af_words, pt->af_regions, pt->af_hdrs };
 }
 
-static uint64_t fifo_room(struct ep *e, struct port *pt, unsigned port, uint64_t k, uint64_t w,
-			  uint64_t reg, uint64_t t)
+/*
+ * How many of k completions (w words, reg regions each) the FIFOs of the
+ * port take when they are near full: what the DMA side takes in the next
+ * slice decides (below the FIFO sizes it never does).  0 sets the hold.
+ * Out of line: the push's loop keeps its registers.
+ */
+static __attribute__((noinline)) uint64_t fifo_room(struct ep *e, struct port *pt, unsigned port,
+						    uint64_t k, uint64_t w, uint64_t reg, uint64_t t)
 {
-	uint64_t capw, caph;
-	fifo_caps(e, pt, port, w, reg, fifo_now(pt), &capw, &caph);
-	uint64_t roomw = capw > pt->af_words ? capw - pt->af_words : 0;
-	uint64_t roomh = caph > pt->af_hdrs ? caph - pt->af_hdrs : 0;
+	const struct fifo_fill f = fifo_now(pt);
+	const struct fifo_cap c = fifo_caps(e, pt, port, w, reg, &f);
+	uint64_t roomw = c.w > f.w ? c.w - f.w : 0;
+	uint64_t roomh = c.h > f.h ? c.h - f.h : 0;
 	if (k * w > roomw) /* k > roomw / w, without dividing while it is not */
 		k = roomw / w;
 	if (k > roomh)
@@ -223,9 +230,9 @@ static int fifo_takes_one(struct ep *e, struct port *pt, unsigned port, uint64_t
 	if (pt->af_words + w <= e->cfg->down_fifo_words &&
 	    pt->af_hdrs + 1 <= e->cfg->down_fifo_headers)
 		return 1;
-	uint64_t capw, caph;
-	fifo_caps(e, pt, port, w, reg, fifo_now(pt), &capw, &caph);
-	return pt->af_words + w <= capw && pt->af_hdrs + 1 <= caph;
+	const struct fifo_fill f = fifo_now(pt);
+	const struct fifo_cap c = fifo_caps(e, pt, port, w, reg, &f);
+	return f.w + w <= c.w && f.h + 1 <= c.h;
 }
 
 /*
@@ -332,9 +339,8 @@ uint64_t pte_push_through_room(struct ep *e, unsigned port, uint32_t bytes, uint
 		f = (struct fifo_fill){ f.w + k * w, f.r + k * reg, f.h + k };
 	}
 	for (; k < max; k++) {
-		uint64_t capw, caph;
-		fifo_caps(e, pt, port, w, reg, f, &capw, &caph);
-		if (f.w + w > capw || f.h + 1 > caph)
+		const struct fifo_cap c = fifo_caps(e, pt, port, w, reg, &f);
+		if (f.w + w > c.w || f.h + 1 > c.h)
 			break;
 		f = (struct fifo_fill){ f.w + w, f.r + reg, f.h + 1 };
 	}
