@@ -152,6 +152,7 @@ struct ptc {
 	unsigned tags_pool, tags_used;
 	uint64_t notready;         /* tags free but not at the read port yet */
 	struct evq rel;            /* tags and credits coming back (and getting ready) */
+	int64_t rel_due;           /* nothing in rel is due before (0 at first) */
 	uint64_t stored, reserved; /* storage FIFO words */
 	unsigned cplh_used;
 	struct ents ents;          /* read groups in flight */
@@ -440,15 +441,20 @@ static inline uint32_t pte_st_free(const struct ep *e)
 	uint64_t cap = e->info.stfifo_words, st = e->ptc.stored;
 	return (uint32_t)(cap > st ? cap - st : 0);
 }
-/* Tags and credits that came back by `now`; T0 = start of the slice. */
+/* Tags and credits that came back by `now`; T0 = start of the slice.
+ * rel_due says when the next release happens or the first released tag
+ * gets ready, whichever is first (a lower bound: _due recomputes it). */
 int pte_apply_releases_due(struct ep *e, int64_t now, int64_t T0);
 static inline int pte_apply_releases(struct ep *e, int64_t now, int64_t T0)
 {
-	struct evq *q = &e->ptc.rel;
-	if ((q->applied < q->n && pte_evq_at(q, q->applied)->t <= now) ||
-	    (q->applied && pte_evq_head(q)->t + e->cfg->tag_ready_delay <= now))
-		return pte_apply_releases_due(e, now, T0);
-	return 0;
+	return e->ptc.rel_due <= now ? pte_apply_releases_due(e, now, T0) : 0;
+}
+/* Tags and credits come back at t (times never decrease).  0 or -ENOMEM. */
+static inline int pte_release_push(struct ep *e, int64_t t, uint32_t tags, uint32_t cplh)
+{
+	if (t < e->ptc.rel_due)
+		e->ptc.rel_due = t;
+	return pte_evq_push(&e->ptc.rel, t, tags, cplh);
 }
 /* When the next release happens, and when the first released tag that is
  * not ready yet gets ready (INT64_MAX: none). */

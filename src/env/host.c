@@ -69,7 +69,7 @@ static int rc_release(struct ep *e, struct ent *x, const struct cpl_run *cr, int
 		ch = x->cplh;
 	}
 	if (tg > x->tags_rel || ch > x->cplh_rel) {
-		int rc = pte_evq_push(&e->ptc.rel, tnow, tg - x->tags_rel, ch - x->cplh_rel);
+		int rc = pte_release_push(e, tnow, tg - x->tags_rel, ch - x->cplh_rel);
 		if (rc)
 			return rc;
 		e->truth.reads += tg - x->tags_rel;
