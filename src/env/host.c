@@ -62,11 +62,10 @@ static void rc_wait(struct ep *e, int64_t T0, uint64_t S, int rq_active, int64_t
 /* Tags and header credits of a group come back with its completions. */
 static int rc_release(struct ep *e, struct ent *x, const struct cpl_run *cr, int64_t tnow)
 {
-	uint32_t tg = (uint32_t)((uint64_t)x->tags * x->frames_done / x->frames);
-	uint32_t ch = x->cplh ? (uint32_t)((uint64_t)x->cplh * x->frames_done / x->frames) : 0;
-	if (cr->count == 0 && x->cur + 1 == x->nrun) {
-		tg = x->tags;
-		ch = x->cplh;
+	uint32_t tg = x->tags, ch = x->cplh; /* all with the group's last completion */
+	if (cr->count || x->cur + 1 != x->nrun) {
+		tg = (uint32_t)((uint64_t)x->tags * x->frames_done / x->frames);
+		ch = x->cplh ? (uint32_t)((uint64_t)x->cplh * x->frames_done / x->frames) : 0;
 	}
 	if (tg > x->tags_rel || ch > x->cplh_rel) {
 		int rc = pte_release_push(e, tnow, tg - x->tags_rel, ch - x->cplh_rel);
