@@ -75,11 +75,16 @@ struct link {
 	int up_hold;               /* Hard IP buffer full: waits until it drained to half */
 };
 
-/* What one completion of a size takes (host.c). */
-#define CPL_SIZES 8
+/* What one completion of a size takes (host.c): on RC, in the storage
+ * FIFO, on DOWN.  Remembered by size (pte_cpl_size), 1 << CPL_SIZES_LOG2
+ * sizes at a time. */
+#define CPL_SIZES_LOG2 4
+#define CPL_SIZES (1u << CPL_SIZES_LOG2)
 struct cpl_size {
 	uint32_t bytes, items;     /* bytes 0: empty; RC items */
 	uint64_t fw, rcw;          /* RC words, storage FIFO words */
+	uint64_t dn_w, dn_reg;     /* DOWN words and regions, */
+	uint32_t dn_items;         /* ... items */
 	double L;                  /* PCIe cycles on the downstream link */
 };
 
@@ -111,12 +116,6 @@ struct split_cache {
 	unsigned ntlp, ncr;
 	uint32_t frames;           /* completions of one request */
 	struct cpl_run cr[MAX_RUNS_PER_ENT];
-};
-
-/* push_progress(): the last completion size and what it takes. */
-struct size_cache {
-	uint32_t bytes;
-	uint64_t w, reg, rcw;      /* DOWN words, DOWN regions, RC words */
 };
 
 /* read_need(): by TLP size and offset in a host completion block. */
@@ -153,6 +152,7 @@ struct ptc {
 	unsigned tags_pool, tags_used;
 	uint64_t notready;         /* tags free but not at the read port yet */
 	struct evq rel;            /* tags and credits coming back (and getting ready) */
+	int64_t rel_due;           /* nothing in rel is due before (0 at first) */
 	uint64_t stored, reserved; /* storage FIFO words */
 	unsigned cplh_used;
 	struct ents ents;          /* read groups in flight */
@@ -174,7 +174,6 @@ struct push {
 	uint64_t held_from;
 	uint64_t slice_len;
 	uint64_t slice_no;         /* slices begun, from 1 */
-	struct size_cache sz;
 };
 
 /* BRAKE signals: cycles per bit in a slice; in an emission, the cycles
@@ -376,6 +375,19 @@ static inline uint32_t pte_items(const struct ep *e, uint32_t bytes)
 	return pte_cdiv32(bytes, e->geo.IB);
 }
 
+/* What a completion of that many bytes takes (sizes repeat: the sizes
+ * of a run spread over the entries by a multiplicative hash). */
+static inline unsigned pte_cpl_slot(uint32_t bytes)
+{
+	return (uint32_t)(bytes * 0x9e3779b1u) >> (32 - CPL_SIZES_LOG2);
+}
+const struct cpl_size *pte_cpl_size_fill(struct ep *e, uint32_t bytes);
+static inline const struct cpl_size *pte_cpl_size(struct ep *e, uint32_t bytes)
+{
+	const struct cpl_size *z = &e->host.size[pte_cpl_slot(bytes)];
+	return z->bytes == bytes ? z : pte_cpl_size_fill(e, bytes);
+}
+
 /* ---- DMA ports (dma.c) ----------------------------------------------------- */
 
 /* New requests of a port for one slice of `sec` seconds; then the port's
@@ -429,15 +441,20 @@ static inline uint32_t pte_st_free(const struct ep *e)
 	uint64_t cap = e->info.stfifo_words, st = e->ptc.stored;
 	return (uint32_t)(cap > st ? cap - st : 0);
 }
-/* Tags and credits that came back by `now`; T0 = start of the slice. */
+/* Tags and credits that came back by `now`; T0 = start of the slice.
+ * rel_due says when the next release happens or the first released tag
+ * gets ready, whichever is first (a lower bound: _due recomputes it). */
 int pte_apply_releases_due(struct ep *e, int64_t now, int64_t T0);
 static inline int pte_apply_releases(struct ep *e, int64_t now, int64_t T0)
 {
-	struct evq *q = &e->ptc.rel;
-	if ((q->applied < q->n && pte_evq_at(q, q->applied)->t <= now) ||
-	    (q->applied && pte_evq_head(q)->t + e->cfg->tag_ready_delay <= now))
-		return pte_apply_releases_due(e, now, T0);
-	return 0;
+	return e->ptc.rel_due <= now ? pte_apply_releases_due(e, now, T0) : 0;
+}
+/* Tags and credits come back at t (times never decrease).  0 or -ENOMEM. */
+static inline int pte_release_push(struct ep *e, int64_t t, uint32_t tags, uint32_t cplh)
+{
+	if (t < e->ptc.rel_due)
+		e->ptc.rel_due = t;
+	return pte_evq_push(&e->ptc.rel, t, tags, cplh);
 }
 /* When the next release happens, and when the first released tag that is
  * not ready yet gets ready (INT64_MAX: none). */

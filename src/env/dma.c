@@ -34,6 +34,58 @@ static uint64_t one_size_count(const struct port *pt, int write, int max, uint32
 	return k;
 }
 
+/* Draws of up to four sizes (thresholds t, pte_rng_pick_fast), at most n:
+ * while the whole-byte credit *cr covers them, or (cr NULL) while the
+ * bytes drawn stay below blim.  Their counts into cnt; a draw the credit
+ * does not cover ends it, drawn all the same.  A loop of its own per kind
+ * keeps the generator's state and the thresholds in registers. */
+static void draw4(struct rng *r, const uint64_t *t, const uint32_t *size, uint64_t n,
+		  uint64_t *cr, uint64_t bytes, uint64_t blim, uint64_t *cnt)
+{
+	struct rng g = *r;
+	const uint64_t t0 = t[0], t1 = t[1], t2 = t[2];
+
+	if (cr) {
+		uint64_t c = *cr;
+		for (; n; n--) {
+			uint64_t x = pte_rng_next(&g) >> 11;
+			unsigned i = (unsigned)(x >= t0) + (unsigned)(x >= t1) + (unsigned)(x >= t2);
+			if (c < size[i])
+				break;
+			c -= size[i];
+			cnt[i]++;
+		}
+		*cr = c;
+	} else {
+		for (; n && bytes < blim; n--) {
+			uint64_t x = pte_rng_next(&g) >> 11;
+			unsigned i = (unsigned)(x >= t0) + (unsigned)(x >= t1) + (unsigned)(x >= t2);
+			bytes += size[i];
+			cnt[i]++;
+		}
+	}
+	*r = g;
+}
+
+/* As draw4, for any number of sizes. */
+static void draw_any(struct rng *r, const struct pte_pick *pk, const uint32_t *size, uint64_t n,
+		     uint64_t *cr, uint64_t bytes, uint64_t blim, uint64_t *cnt)
+{
+	struct rng g = *r; /* in registers while it draws */
+
+	for (; n && bytes < blim; n--) {
+		unsigned i = pte_rng_pick_fast(&g, pk);
+		if (cr) {
+			if (*cr < size[i])
+				break;
+			*cr -= size[i];
+		}
+		cnt[i]++;
+		bytes += size[i];
+	}
+	*r = g;
+}
+
 /*
  * New requests of one kind for one slice of `sec` seconds.  A port with a
  * rate of "max" keeps enough requests pending to fill its UP bus.  Sizes
@@ -66,25 +118,18 @@ static void gen_kind(struct port *pt, unsigned pidx, int write, double gbps,
 			*credit -= (double)cnt[0] * d->size[0];
 	} else {
 		/* the credit's whole bytes as an integer: subtracting whole
-		 * sizes from it is exact, so this is the same credit */
+		 * sizes from it is exact, so this is the same credit; a port
+		 * at "max" draws up to its target (of bytes too for writes) */
 		const struct pte_pick *pk = write ? &pt->pick_w : &pt->pick_r;
 		const uint64_t lim_r = max ? target_reqs : 4 * target_reqs;
+		const uint64_t n = reqs < lim_r ? lim_r - reqs : 0;
+		const uint64_t blim = max && write ? target_bytes : UINT64_MAX;
 		uint64_t cr = max ? 0 : (uint64_t)*credit;
 		double frac = max ? 0.0 : *credit - (double)cr;
-		struct rng g = pt->rng; /* in registers while it draws */
-		while (reqs < lim_r && !(max && write && bytes >= target_bytes)) {
-			unsigned i = pte_rng_pick_fast(&g, pk);
-			uint32_t size = d->size[i];
-			if (!max) {
-				if (cr < size)
-					break;
-				cr -= size;
-			}
-			cnt[i]++;
-			reqs++;
-			bytes += size;
-		}
-		pt->rng = g;
+		if (pk->n <= 4)
+			draw4(&pt->rng, pk->thr, d->size, n, max ? NULL : &cr, bytes, blim, cnt);
+		else
+			draw_any(&pt->rng, pk, d->size, n, max ? NULL : &cr, bytes, blim, cnt);
 		if (!max)
 			*credit = (double)cr + frac;
 	}
@@ -215,20 +260,20 @@ static uint64_t between_stalls(uint64_t used, uint64_t d, double rho)
 	return s > left ? left : s;
 }
 
-/* k completions of the head run go from the FIFOs to the port. */
+/* k completions of the head run (z: what one takes) go from the FIFOs to
+ * the port. */
 static void down_take(struct ep *e, struct port *pt, struct frun *f, uint64_t k,
-		      uint32_t items, uint64_t regions)
+		      const struct cpl_size *z)
 {
 	struct pte_bus_truth *tr = &e->truth.down[pt - e->port];
-	uint64_t w = pte_cdiv32(f->bytes, e->geo.dn_word);
 
-	pte_wt_frames(&pt->down, items, k);
+	pte_wt_frames(&pt->down, z->dn_items, k);
 	pte_mvb_items(&pt->downv, k);
-	pt->af_words -= k * w;
-	pt->af_regions -= k * regions;
+	pt->af_words -= k * z->dn_w;
+	pt->af_regions -= k * z->dn_reg;
 	pt->af_hdrs -= k;
 	tr->frames += k;
-	tr->items += k * items;
+	tr->items += k * z->dn_items;
 	tr->bytes += k * f->bytes;
 	tr->mvb_items += k;
 	f->count -= k;
@@ -240,7 +285,7 @@ void pte_dma_down_slice(struct ep *e, struct port *pt, uint64_t d)
 {
 	struct pte_bus_truth *tr = &e->truth.down[pt - e->port];
 	unsigned pidx = (unsigned)(pt - e->port);
-	const unsigned R = e->geo.R_dn, N = e->geo.N_dn;
+	const unsigned R = e->geo.R_dn;
 	double rho = e->cfg->port[pidx].down_ready, rhoh = e->cfg->port[pidx].down_hdr_ready;
 	double av = (double)d * rho + pt->ready_carry, avh = (double)d * rhoh + pt->hdr_carry;
 	uint64_t avail = (uint64_t)av, availh = (uint64_t)avh;
@@ -254,17 +299,16 @@ void pte_dma_down_slice(struct ep *e, struct port *pt, uint64_t d)
 		uint64_t um = pte_wt_used(&pt->down), uv = pte_mvb_used(&pt->downv);
 		if (um >= avail || uv >= availh)
 			break;
-		uint32_t items = pte_items(e, f->bytes);
-		uint64_t regions = pte_ucdiv(items, N);
+		const struct cpl_size *z = pte_cpl_size(e, f->bytes);
 		uint64_t k = f->count;
-		uint64_t kk = pte_udiv((avail - um) * R, regions);
+		uint64_t kk = pte_udiv((avail - um) * R, z->dn_reg);
 		if (kk == 0)
 			kk = 1;
 		if (k > kk)
 			k = kk;
 		if (k > (availh - uv) * R)
 			k = (availh - uv) * R;
-		down_take(e, pt, f, k, items, regions);
+		down_take(e, pt, f, k, z);
 	}
 	pte_wt_flush(&pt->down);
 	pte_mvb_flush(&pt->downv);

@@ -62,14 +62,13 @@ static void rc_wait(struct ep *e, int64_t T0, uint64_t S, int rq_active, int64_t
 /* Tags and header credits of a group come back with its completions. */
 static int rc_release(struct ep *e, struct ent *x, const struct cpl_run *cr, int64_t tnow)
 {
-	uint32_t tg = (uint32_t)((uint64_t)x->tags * x->frames_done / x->frames);
-	uint32_t ch = x->cplh ? (uint32_t)((uint64_t)x->cplh * x->frames_done / x->frames) : 0;
-	if (cr->count == 0 && x->cur + 1 == x->nrun) {
-		tg = x->tags;
-		ch = x->cplh;
+	uint32_t tg = x->tags, ch = x->cplh; /* all with the group's last completion */
+	if (cr->count || x->cur + 1 != x->nrun) {
+		tg = (uint32_t)((uint64_t)x->tags * x->frames_done / x->frames);
+		ch = x->cplh ? (uint32_t)((uint64_t)x->cplh * x->frames_done / x->frames) : 0;
 	}
 	if (tg > x->tags_rel || ch > x->cplh_rel) {
-		int rc = pte_evq_push(&e->ptc.rel, tnow, tg - x->tags_rel, ch - x->cplh_rel);
+		int rc = pte_release_push(e, tnow, tg - x->tags_rel, ch - x->cplh_rel);
 		if (rc)
 			return rc;
 		e->truth.reads += tg - x->tags_rel;
@@ -108,21 +107,21 @@ static int rc_frames(struct ep *e, struct ent *x, struct cpl_run *cr, uint64_t k
 	return 0;
 }
 
-/* What a completion of that many bytes takes: RC items and words, link
- * time, storage FIFO words (sizes repeat: remembered by size). */
-static const struct cpl_size *cpl_size(struct ep *e, uint32_t bytes)
+/* A completion size into its entry: RC items and words, link time,
+ * storage FIFO words, DOWN words and regions. */
+const struct cpl_size *pte_cpl_size_fill(struct ep *e, uint32_t bytes)
 {
-	struct cpl_size *z = &e->host.size[(bytes / 4) % CPL_SIZES];
+	struct cpl_size *z = &e->host.size[pte_cpl_slot(bytes)];
+	const struct ep_geom *g = &e->geo;
 
-	if (z->bytes != bytes) {
-		const struct ep_geom *g = &e->geo;
-		z->bytes = bytes;
-		z->items = pte_items(e, bytes + e->info.rc_header_bytes);
-		z->fw = (z->items + (uint64_t)g->R_rc * g->N_rc - 1) / ((uint64_t)g->R_rc * g->N_rc);
-		z->L = (double)(bytes + e->info.rc_header_bytes + e->info.tlp_framing_bytes) /
-		       e->link.dn_Bpc;
-		z->rcw = pte_cdiv32(bytes, g->rc_word);
-	}
+	z->bytes = bytes;
+	z->items = pte_items(e, bytes + e->info.rc_header_bytes);
+	z->fw = (z->items + (uint64_t)g->R_rc * g->N_rc - 1) / ((uint64_t)g->R_rc * g->N_rc);
+	z->L = (double)(bytes + e->info.rc_header_bytes + e->info.tlp_framing_bytes) / e->link.dn_Bpc;
+	z->rcw = pte_cdiv32(bytes, g->rc_word);
+	z->dn_w = pte_cdiv32(bytes, g->dn_word);
+	z->dn_items = pte_items(e, bytes);
+	z->dn_reg = pte_ucdiv(z->dn_items, g->N_dn);
 	return z;
 }
 
@@ -325,7 +324,7 @@ int pte_rc_step(struct ep *e, int64_t T0, uint64_t S, int rq_active)
 	}
 	struct ent *x = &p->ents.pool[p->rc_cur];
 	struct cpl_run *cr = &x->run[x->cur];
-	const struct cpl_size *z = cpl_size(e, cr->bytes);
+	const struct cpl_size *z = pte_cpl_size(e, cr->bytes);
 	uint64_t fw = z->fw;
 	double L = z->L;
 	double lt0 = e->link.dn_t > (double)x->t_arr ? e->link.dn_t : (double)x->t_arr;

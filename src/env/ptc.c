@@ -99,20 +99,35 @@ int pte_apply_releases_due(struct ep *e, int64_t now, int64_t T0)
 	struct ptc *p = &e->ptc;
 	struct evq *q = &p->rel;
 	const int64_t delay = e->cfg->tag_ready_delay;
+	const struct ev *ring = q->q;
+	const unsigned m = q->cap - 1, n = q->n; /* in registers past pte_lvl_set */
+	unsigned head = q->head, applied = q->applied;
+	int64_t next = INT64_MAX, ready = INT64_MAX;
 
-	while (q->applied < q->n && pte_evq_at(q, q->applied)->t <= now) {
-		const struct ev *v = pte_evq_at(q, q->applied++);
+	for (; applied < n; applied++) {
+		const struct ev *v = &ring[(head + applied) & m];
+		if (v->t > now) {
+			next = v->t;
+			break;
+		}
 		p->tags_used -= v->tags;
 		p->cplh_used -= v->cplh;
 		p->notready += v->tags;
 		int64_t rt = v->t - T0;
 		pte_lvl_set(&e->tagl, rt > 0 ? (uint64_t)rt : 0, p->tags_pool - p->tags_used);
 	}
-	while (q->applied && pte_evq_head(q)->t + delay <= now) {
-		p->notready -= pte_evq_head(q)->tags;
-		pte_evq_pop(q);
-		q->applied--;
+	unsigned popped = 0;
+	for (; applied; applied--, popped++, head = (head + 1) & m) {
+		if (ring[head].t + delay > now) {
+			ready = ring[head].t + delay;
+			break;
+		}
+		p->notready -= ring[head].tags;
 	}
+	q->n = n - popped;
+	q->head = head;
+	q->applied = applied;
+	p->rel_due = next < ready ? next : ready;
 	return 0;
 }
 
@@ -159,38 +174,39 @@ static void port_capacity(struct ep *e, struct port *pt, unsigned port)
 	pt->cap_slice = e->push.slice_no;
 }
 
-/*
- * How many of k completions (w words, reg regions each) the FIFOs of the
- * port take when they are near full: what the DMA side takes in the next
- * slice decides (below the FIFO sizes it never does).  0 sets the hold.
- */
-/* What the FIFOs of the port hold: words, regions, headers. */
+/* What the FIFOs of a port hold: words, regions, headers; what they may
+ * hold: words, headers. */
 struct fifo_fill {
 	uint64_t w, r, h;
 };
+struct fifo_cap {
+	uint64_t w, h;
+};
 
-/* The capacities of the port's FIFOs holding f for completions of w words
+/* The capacities of the port's FIFOs holding *f for completions of w words
  * and reg regions: their own sizes and what the DMA side takes in the next
  * slice, in frames by data (at the mean regions per frame of what they
  * hold) and by headers. */
-static void fifo_caps(struct ep *e, struct port *pt, unsigned port, uint64_t w, uint64_t reg,
-		      struct fifo_fill f, uint64_t *capw, uint64_t *caph)
+static struct fifo_cap fifo_caps(struct ep *e, struct port *pt, unsigned port, uint64_t w,
+				 uint64_t reg, const struct fifo_fill *f)
 {
 	port_capacity(e, pt, port);
 	/* min(cap_hdr, floor(x / y)) is cap_hdr when x >= cap_hdr * y: no
 	 * division then (nor for the drain against cap_words) */
 	uint64_t frames;
-	if (f.h && f.r)
-		frames = pt->cap_reg * f.h >= pt->cap_hdr * f.r ? pt->cap_hdr : pt->cap_reg * f.h / f.r;
+	if (f->h && f->r)
+		frames = pt->cap_reg * f->h >= pt->cap_hdr * f->r ? pt->cap_hdr
+								   : pt->cap_reg * f->h / f->r;
 	else
 		frames = pte_min64(pt->cap_hdr, pt->cap_reg / (reg ? reg : 1));
 	uint64_t drain;
-	if (f.h)
-		drain = frames * f.w >= pt->cap_words * f.h ? pt->cap_words : frames * f.w / f.h;
+	if (f->h)
+		drain = frames * f->w >= pt->cap_words * f->h ? pt->cap_words
+							      : frames * f->w / f->h;
 	else
 		drain = pte_min64(pt->cap_words, frames * w);
-	*capw = e->cfg->down_fifo_words + drain;
-	*caph = e->cfg->down_fifo_headers + frames;
+	return (struct fifo_cap){ e->cfg->down_fifo_words + drain,
+				  e->cfg->down_fifo_headers + frames };
 }
 
 static inline struct fifo_fill fifo_now(const struct port *pt)
@@ -198,13 +214,19 @@ static inline struct fifo_fill fifo_now(const struct port *pt)
 	return (struct fifo_fill){ pt->af_words, pt->af_regions, pt->af_hdrs };
 }
 
-static uint64_t fifo_room(struct ep *e, struct port *pt, unsigned port, uint64_t k, uint64_t w,
-			  uint64_t reg, uint64_t t)
+/*
+ * How many of k completions (w words, reg regions each) the FIFOs of the
+ * port take when they are near full: what the DMA side takes in the next
+ * slice decides (below the FIFO sizes it never does).  0 sets the hold.
+ * Out of line: the push's loop keeps its registers.
+ */
+static __attribute__((noinline)) uint64_t fifo_room(struct ep *e, struct port *pt, unsigned port,
+						    uint64_t k, uint64_t w, uint64_t reg, uint64_t t)
 {
-	uint64_t capw, caph;
-	fifo_caps(e, pt, port, w, reg, fifo_now(pt), &capw, &caph);
-	uint64_t roomw = capw > pt->af_words ? capw - pt->af_words : 0;
-	uint64_t roomh = caph > pt->af_hdrs ? caph - pt->af_hdrs : 0;
+	const struct fifo_fill f = fifo_now(pt);
+	const struct fifo_cap c = fifo_caps(e, pt, port, w, reg, &f);
+	uint64_t roomw = c.w > f.w ? c.w - f.w : 0;
+	uint64_t roomh = c.h > f.h ? c.h - f.h : 0;
 	if (k * w > roomw) /* k > roomw / w, without dividing while it is not */
 		k = roomw / w;
 	if (k > roomh)
@@ -223,23 +245,9 @@ static int fifo_takes_one(struct ep *e, struct port *pt, unsigned port, uint64_t
 	if (pt->af_words + w <= e->cfg->down_fifo_words &&
 	    pt->af_hdrs + 1 <= e->cfg->down_fifo_headers)
 		return 1;
-	uint64_t capw, caph;
-	fifo_caps(e, pt, port, w, reg, fifo_now(pt), &capw, &caph);
-	return pt->af_words + w <= capw && pt->af_hdrs + 1 <= caph;
-}
-
-/* Sizes repeat: divide once per completion size. */
-static const struct size_cache *size_of(struct ep *e, uint32_t bytes)
-{
-	struct size_cache *z = &e->push.sz;
-
-	if (bytes != z->bytes) {
-		z->bytes = bytes;
-		z->w = pte_cdiv32(bytes, e->geo.dn_word);
-		z->reg = pte_ucdiv(pte_items(e, bytes), e->geo.N_dn);
-		z->rcw = pte_cdiv32(bytes, e->geo.rc_word);
-	}
-	return z;
+	const struct fifo_fill f = fifo_now(pt);
+	const struct fifo_cap c = fifo_caps(e, pt, port, w, reg, &f);
+	return f.w + w <= c.w && f.h + 1 <= c.h;
 }
 
 /*
@@ -269,8 +277,8 @@ int pte_push_moves(struct ep *e, uint64_t t)
 	while (p->st.n && u->done < allowed) {
 		struct frun *f = pte_fq_head(&p->st);
 		struct port *pt = &e->port[f->port];
-		const struct size_cache *z = size_of(e, f->bytes);
-		const uint64_t w = z->w, reg = z->reg;
+		const struct cpl_size *z = pte_cpl_size(e, f->bytes);
+		const uint64_t w = z->dn_w, reg = z->dn_reg;
 		uint64_t k = f->count;
 		if (k > 1 && k * f->bytes > allowed - u->done) {
 			uint64_t kb = pte_udiv(allowed - u->done, f->bytes) + 1;
@@ -309,11 +317,11 @@ int pte_push_through(struct ep *e, unsigned port, uint32_t bytes, uint64_t t)
 
 	if (u->held || e->ptc.st.n || t > u->slice_len || u->done >= t * e->geo.rc_word)
 		return 0;
-	const struct size_cache *z = size_of(e, bytes);
-	if (!fifo_takes_one(e, pt, port, z->w, z->reg) || pte_fq_push(&pt->afifo, port, bytes, 1))
+	const struct cpl_size *z = pte_cpl_size(e, bytes);
+	if (!fifo_takes_one(e, pt, port, z->dn_w, z->dn_reg) || pte_fq_push(&pt->afifo, port, bytes, 1))
 		return 0;
-	pt->af_words += z->w;
-	pt->af_regions += z->reg;
+	pt->af_words += z->dn_w;
+	pt->af_regions += z->dn_reg;
 	pt->af_hdrs++;
 	u->done += bytes;
 	return 1;
@@ -329,8 +337,8 @@ int pte_push_through_ok(struct ep *e, uint64_t t)
 uint64_t pte_push_through_room(struct ep *e, unsigned port, uint32_t bytes, uint64_t max)
 {
 	struct port *pt = &e->port[port];
-	const struct size_cache *z = size_of(e, bytes);
-	const uint64_t w = z->w, reg = z->reg;
+	const struct cpl_size *z = pte_cpl_size(e, bytes);
+	const uint64_t w = z->dn_w, reg = z->dn_reg;
 	const uint64_t dfw = e->cfg->down_fifo_words, dfh = e->cfg->down_fifo_headers;
 	struct fifo_fill f = fifo_now(pt);
 	uint64_t k = 0;
@@ -346,9 +354,8 @@ uint64_t pte_push_through_room(struct ep *e, unsigned port, uint32_t bytes, uint
 		f = (struct fifo_fill){ f.w + k * w, f.r + k * reg, f.h + k };
 	}
 	for (; k < max; k++) {
-		uint64_t capw, caph;
-		fifo_caps(e, pt, port, w, reg, f, &capw, &caph);
-		if (f.w + w > capw || f.h + 1 > caph)
+		const struct fifo_cap c = fifo_caps(e, pt, port, w, reg, &f);
+		if (f.w + w > c.w || f.h + 1 > c.h)
 			break;
 		f = (struct fifo_fill){ f.w + w, f.r + reg, f.h + 1 };
 	}
@@ -358,13 +365,13 @@ uint64_t pte_push_through_room(struct ep *e, unsigned port, uint32_t bytes, uint
 int pte_push_through_bulk(struct ep *e, unsigned port, uint32_t bytes, uint64_t k)
 {
 	struct port *pt = &e->port[port];
-	const struct size_cache *z = size_of(e, bytes);
+	const struct cpl_size *z = pte_cpl_size(e, bytes);
 	int rc = pte_fq_push(&pt->afifo, port, bytes, k);
 
 	if (rc)
 		return rc;
-	pt->af_words += k * z->w;
-	pt->af_regions += k * z->reg;
+	pt->af_words += k * z->dn_w;
+	pt->af_regions += k * z->dn_reg;
 	pt->af_hdrs += k;
 	e->push.done += k * bytes;
 	return 0;
