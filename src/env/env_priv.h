@@ -186,8 +186,10 @@ struct pte_fx {
 	uint64_t cyc_age[PTE_FX_CYC];
 };
 
-/* Lengths of frames a builder holds back at most (pte_mfb_frames). */
+/* Lengths of frames a builder holds back at most (pte_mfb_frames), and
+ * the slots of the hints that find them (a power of two). */
 #define PTE_PEND 16
+#define PTE_PEND_HINT 32
 
 /* Frames a walk follows before it looks for the cycle of their states. */
 #define PTE_FX_PATH (2 * PTM_MAX_REGIONS + 2)
@@ -236,14 +238,15 @@ struct pte_mfb {
 	unsigned nact;
 	uint64_t fx_age, walk;
 	/* frames given but not placed yet: back to back since the last
-	 * flush, stall or idle, by length (see pte_mfb_frames); their
-	 * regions, and the cycles from `placed` they reach */
+	 * flush, stall or idle, by length (see pte_mfb_frames); where a
+	 * length was last seen (index + 1 in pend[] by its low bits, to be
+	 * checked: a hint, not a promise) */
 	struct pte_pend {
 		uint32_t items;
 		uint64_t k;
 	} pend[PTE_PEND];
 	unsigned npend;
-	uint64_t pend_reg, pend_used;
+	uint8_t pend_hint[PTE_PEND_HINT];
 	/* ground truth, whole run */
 	uint64_t t_words, t_stall, t_frames, t_items;
 	int err;              /* first failure (-ENOMEM), kept; 0 = none */
@@ -265,10 +268,7 @@ void pte_mfb_fini(struct pte_mfb *a);
 void pte_mfb_begin(struct pte_mfb *a, uint64_t S);
 /* Cycles used so far in this slice, the word under construction (and
  * the frames held back) included. */
-static inline uint64_t pte_mfb_used(const struct pte_mfb *a)
-{
-	return a->placed + (a->npend ? a->pend_used : a->cur_r ? 1u : 0u);
-}
+uint64_t pte_mfb_used(const struct pte_mfb *a);
 void pte_mfb_frame(struct pte_mfb *a, uint32_t items);
 /*
  * k frames of one length, back to back.  Frames given back to back (no

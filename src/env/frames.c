@@ -611,19 +611,23 @@ void pte_mfb_place(struct pte_mfb *a)
 	unsigned n = a->npend;
 
 	a->npend = 0;
-	a->pend_reg = 0;
 	for (unsigned i = 0; i < n; i++)
 		place_frames(a, a->pend[i].items, a->pend[i].k);
 }
 
-void pte_mfb_frames(struct pte_mfb *a, uint32_t items, uint64_t k)
+/* k > 0 frames of items > 0 held back: counted with the frames of that
+ * length, else as a new length (the oldest ones placed when there are
+ * PTE_PEND lengths already).  The hint finds the length in one look when
+ * it came before (lengths alternate in a few). */
+static inline void pend_add(struct pte_mfb *a, uint32_t items, uint64_t k)
 {
-	unsigned i;
+	uint8_t *hint = &a->pend_hint[(items * 0x9E3779B1u) >> 27 & (PTE_PEND_HINT - 1)];
+	unsigned i = *hint;
 
-	if (items == 0)
-		items = 1;
-	if (!k)
+	if (i && i <= a->npend && a->pend[i - 1].items == items) {
+		a->pend[i - 1].k += k;
 		return;
+	}
 	for (i = 0; i < a->npend; i++)
 		if (a->pend[i].items == items)
 			break;
@@ -636,8 +640,23 @@ void pte_mfb_frames(struct pte_mfb *a, uint32_t items, uint64_t k)
 		a->npend = i + 1;
 	}
 	a->pend[i].k += k;
-	a->pend_reg += k * pte_ucdiv(items, a->N);
-	a->pend_used = pte_ucdiv(a->cur_r + a->pend_reg, a->R);
+	*hint = (uint8_t)(i + 1);
+}
+
+void pte_mfb_frames(struct pte_mfb *a, uint32_t items, uint64_t k)
+{
+	if (k)
+		pend_add(a, items ? items : 1, k);
+}
+
+uint64_t pte_mfb_used(const struct pte_mfb *a)
+{
+	if (!a->npend)
+		return a->placed + (a->cur_r ? 1u : 0u);
+	uint64_t r = a->cur_r;
+	for (unsigned i = 0; i < a->npend; i++)
+		r += a->pend[i].k * pte_ucdiv(a->pend[i].items, a->N);
+	return a->placed + pte_ucdiv(r, a->R);
 }
 
 void pte_mfb_frame(struct pte_mfb *a, uint32_t items)
@@ -659,3 +678,35 @@ void pte_mfb_flush_now(struct pte_mfb *a)
 		finish_word(a, 0);
 }
 
+/* The log of a time side (wtime.c) on its word builder: the same calls,
+ * in order. */
+int pte_mfb_replay(struct pte_mfb *b, const struct pte_wop *log, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct pte_wop *o = &log[i];
+		switch ((enum pte_wop_kind)o->op) {
+		case PTE_WOP_BEGIN:
+			pte_mfb_begin(b, o->n);
+			break;
+		case PTE_WOP_FRAMES: /* items > 0, k > 0 (pte_wt_frames) */
+			pend_add(b, o->items, o->k);
+			break;
+		case PTE_WOP_APART:
+			pte_mfb_frames_apart(b, o->items, o->k, o->n);
+			break;
+		case PTE_WOP_FLUSH:
+			pte_mfb_flush(b);
+			break;
+		case PTE_WOP_STALL:
+			pte_mfb_stall(b, o->n);
+			break;
+		case PTE_WOP_IDLE:
+			pte_mfb_idle(b, o->n);
+			break;
+		case PTE_WOP_CLOSE:
+			pte_mfb_close(b);
+			break;
+		}
+	}
+	return b->err;
+}
