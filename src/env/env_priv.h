@@ -162,26 +162,29 @@ struct pte_fxw {
 };
 
 struct pte_fx {
+	/* what a lookup and a count read first (the key, the words, the
+	 * counts), then the state after, the bookkeeping, the words by key */
 	uint32_t items, k;         /* k frames of that many items (k > 1: made of
 				    * the effects of one frame, see fx_getk) */
 	uint8_t used;
 	uint8_t r0, in0, r1, in1;  /* next free region and frame state, before and after */
 	uint8_t nw, tout;          /* words by key; frame state after the last */
-	struct pte_pat cur0, cur1; /* word under construction before, after */
+	struct pte_pat cur0;       /* word under construction before, */
 	uint64_t words;            /* cycles they take */
-	struct pte_fxw w[PTE_FX_WORDS];
-	uint32_t gen;              /* table generation of ent[] */
-	uint8_t ent[PTE_FX_WORDS]; /* table entry of each word */
 	uint64_t cnt;              /* times counted, not yet in the table */
+	uint32_t gen;              /* table generation of ent[] */
+	uint32_t last_k;           /* frames of the last call that started here */
+	struct pte_pat cur1;       /* ... after */
 	uint64_t age;              /* when it was computed (unique) */
 	uint64_t pin;              /* walk that uses it (no eviction meanwhile) */
+	uint64_t nxt_age;          /* valid while slot nxt - 1 has this age */
+	uint8_t ent[PTE_FX_WORDS]; /* table entry of each word */
+	uint16_t nxt;              /* slot + 1 of the next frame's effect */
 	uint8_t pidx;              /* ... and its place on that walk's path */
-	uint16_t nxt;              /* slot + 1 of the next frame's effect, */
-	uint64_t nxt_age;          /* valid while that slot has this age */
 	/* frames from here: cyc_pre effects, then a cycle of cyc_len (0:
 	 * none known), each valid while its slot has that age */
 	uint8_t cyc_pre, cyc_len;
-	uint32_t last_k;           /* frames of the last call that started here */
+	struct pte_fxw w[PTE_FX_WORDS];
 	uint16_t cyc_fx[PTE_FX_CYC];
 	uint64_t cyc_age[PTE_FX_CYC];
 };
