@@ -134,17 +134,28 @@ static inline int fx_key_eq(const struct pte_fx *f, const struct pte_mfb *a, uns
 	       pat_same(&f->cur0, &a->cur);
 }
 
-static inline unsigned fx_hash(const struct pte_mfb *a, unsigned in, uint32_t items, uint32_t k)
+/* The slot of a key: a hash of the state (the word under construction,
+ * its next free region, the frame state), then of items and k with it. */
+static inline uint64_t fx_hstate(const struct pte_mfb *a, unsigned in)
 {
 	uint64_t w[3];
 	memcpy(w, &a->cur, sizeof(w));
-	uint64_t h = (w[0] * 0x9E3779B97F4A7C15ull) ^ (w[1] * 0xC2B2AE3D27D4EB4Full) ^
-		     (w[2] * 0x165667B19E3779F9ull) ^ ((uint64_t)items << 8 | a->cur_r << 1 | in) ^
-		     ((uint64_t)k << 40);
+	return (w[0] * 0x9E3779B97F4A7C15ull) ^ (w[1] * 0xC2B2AE3D27D4EB4Full) ^
+	       (w[2] * 0x165667B19E3779F9ull) ^ (a->cur_r << 1 | in);
+}
+
+static inline unsigned fx_hfin(uint64_t hs, uint32_t items, uint32_t k)
+{
+	uint64_t h = hs ^ (uint64_t)items << 8 ^ (uint64_t)k << 40;
 	h ^= h >> 29;
 	h *= 0xBF58476D1CE4E5B9ull;
 	h ^= h >> 32;
 	return (unsigned)h & (PTE_FX_SLOTS - 2);
+}
+
+static inline unsigned fx_hash(const struct pte_mfb *a, unsigned in, uint32_t items, uint32_t k)
+{
+	return fx_hfin(fx_hstate(a, in), items, k);
 }
 
 /* One more word into an effect (by key). */
@@ -223,17 +234,25 @@ static inline struct pte_fx *fx_set(const struct pte_mfb *a, uint32_t items, uin
 	return (struct pte_fx *)&a->fx[fx_hash(a, *in, items, k)];
 }
 
-/* The remembered effect of one frame from the current state, or NULL. */
-static inline struct pte_fx *fx_get(struct pte_mfb *a, uint32_t items)
+/* The remembered effect of one frame from the current state (frame
+ * state in, its set given), or NULL. */
+static inline struct pte_fx *fx_get_in(struct pte_mfb *a, struct pte_fx *set, unsigned in,
+				       uint32_t items)
 {
-	unsigned in;
-	struct pte_fx *set = fx_set(a, items, 1, &in);
-
 	if (set[0].used && fx_key_eq(&set[0], a, in, items, 1))
 		return &set[0];
 	if (set[1].used && fx_key_eq(&set[1], a, in, items, 1))
 		return &set[1];
 	return fx_miss(a, set, in, items);
+}
+
+/* The same, its set looked up. */
+static inline struct pte_fx *fx_get(struct pte_mfb *a, uint32_t items)
+{
+	unsigned in;
+	struct pte_fx *set = fx_set(a, items, 1, &in);
+
+	return fx_get_in(a, set, in, items);
 }
 
 /* The table entries of an effect's words in this generation. */
@@ -385,29 +404,18 @@ static int fx_cycle(struct pte_mfb *a, struct pte_fx *first, uint64_t k)
 	return 1;
 }
 
-/* k frames from the current state as one remembered effect, composed of
- * the effects of one frame: NULL when they cannot be (no cycle known yet,
- * more words than an effect holds, no free slot). */
-static struct pte_fx *fx_getk(struct pte_mfb *a, uint32_t items, uint64_t k)
+/* The effect of k frames composed of the cycle of first (the effect of
+ * one frame from the current state, frame state in), into a free way of
+ * set: NULL when there is none, no cycle is known or the words do not
+ * fit in an effect. */
+static struct pte_fx *fx_build_k(struct pte_mfb *a, struct pte_fx *set, struct pte_fx *first,
+				 unsigned in, uint32_t items, uint64_t k)
 {
-	unsigned in;
-	struct pte_fx *set = fx_set(a, items, (uint32_t)k, &in), *first, *list[PTE_FX_CYC], *last;
-
-	if (set[0].used && fx_key_eq(&set[0], a, in, items, (uint32_t)k))
-		return &set[0];
-	if (set[1].used && fx_key_eq(&set[1], a, in, items, (uint32_t)k))
-		return &set[1];
+	struct pte_fx *list[PTE_FX_CYC], *last;
 	uint64_t cnt[PTE_FX_CYC], words;
 	unsigned n;
 	uint8_t tout;
-	if (k > UINT32_MAX || !(first = fx_get(a, items)))
-		return NULL;
-	/* only for calls that come again: the first time the frames go
-	 * through their cycle (fx_cycle) and first remembers k */
-	if (first->last_k != k) {
-		first->last_k = (uint32_t)k;
-		return NULL;
-	}
+
 	if (!fx_compose(a, first, k, list, cnt, &n, &words, &last, &tout))
 		return NULL;
 	struct pte_fx t;
@@ -447,6 +455,37 @@ static struct pte_fx *fx_getk(struct pte_mfb *a, uint32_t items, uint64_t k)
 	return f;
 }
 
+/* k frames from the current state as one remembered effect, composed of
+ * the effects of one frame: NULL when they cannot be (no cycle known yet,
+ * more words than an effect holds, no free slot).  *one: NULL, or (when
+ * it returns NULL) the effect of one frame from the current state, which
+ * nothing has moved since it was looked up. */
+static struct pte_fx *fx_getk(struct pte_mfb *a, uint32_t items, uint64_t k, struct pte_fx **one)
+{
+	const unsigned in = a->cur_r ? a->cur_in : 0; /* as fx_set */
+	const uint64_t hs = fx_hstate(a, in);
+	struct pte_fx *set = &a->fx[fx_hfin(hs, items, (uint32_t)k)], *first, *f;
+
+	*one = NULL;
+	if (set[0].used && fx_key_eq(&set[0], a, in, items, (uint32_t)k))
+		return &set[0];
+	if (set[1].used && fx_key_eq(&set[1], a, in, items, (uint32_t)k))
+		return &set[1];
+	if (k > UINT32_MAX || !(first = fx_get_in(a, &a->fx[fx_hfin(hs, items, 1)], in, items)))
+		return NULL;
+	/* only for calls that come again: the first time the frames go
+	 * through their cycle (fx_cycle) and first remembers k */
+	if (first->last_k != k) {
+		first->last_k = (uint32_t)k;
+		*one = first;
+		return NULL;
+	}
+	f = fx_build_k(a, set, first, in, items, k);
+	if (!f)
+		*one = first;
+	return f;
+}
+
 /* What a walk from first found: the effects up to the cycle and the cycle,
  * for fx_cycle. */
 static void fx_keep_cycle(struct pte_mfb *a, struct pte_fx *first, struct pte_fx *const *path,
@@ -470,8 +509,9 @@ static void fx_keep_cycle(struct pte_mfb *a, struct pte_fx *first, struct pte_fx
  * the path already, the state has come back, and the cycle from there is
  * counted as often as the frames and the slice allow.  The first effect
  * keeps what the walk found, for the next k frames from it (fx_cycle).
+ * one: that first effect when the caller has it at hand, else NULL.
  */
-static uint64_t fx_frames(struct pte_mfb *a, uint32_t items, uint64_t k)
+static uint64_t fx_frames(struct pte_mfb *a, uint32_t items, uint64_t k, struct pte_fx *one)
 {
 	struct pte_fx *path[PTE_FX_PATH];
 	uint64_t cw[PTE_FX_PATH + 1]; /* words before path[i] */
@@ -480,7 +520,7 @@ static uint64_t fx_frames(struct pte_mfb *a, uint32_t items, uint64_t k)
 	uint64_t done = 0;
 
 	a->walk++;
-	struct pte_fx *f = fx_get(a, items), *first = f;
+	struct pte_fx *f = one ? one : fx_get(a, items), *first = f;
 	if (f && fx_cycle(a, f, k))
 		return k;
 	cw[0] = 0;
@@ -542,13 +582,14 @@ static void place_frames(struct pte_mfb *a, uint32_t items, uint64_t k)
 		return;
 	}
 	a->walk++;
-	struct pte_fx *f = fx_getk(a, items, k);
+	struct pte_fx *one, *f = fx_getk(a, items, k, &one);
 	if (f && a->placed + f->words <= a->S) {
 		fx_step(a, f);
 		return;
 	}
 	while (k) {
-		uint64_t done = fx_frames(a, items, k);
+		uint64_t done = fx_frames(a, items, k, one);
+		one = NULL; /* the state has moved */
 		k -= done;
 		if (!k)
 			break;
