@@ -172,11 +172,20 @@ static void fold_pairs(struct pte_mfb *a, int s0, int s1)
 }
 
 
+/* p's EOF_POS in its EOF regions (those of mask): base + 1 in the first
+ * `up` of them, base in the others. */
+static inline void set_pos(struct pte_pat *p, uint32_t mask, uint64_t base, uint64_t up)
+{
+	for (unsigned seen = 0; mask; mask &= mask - 1, seen++)
+		p->pos[__builtin_ctz(mask)] = (uint8_t)(seen < up ? base + 1 : base);
+}
+
 /*
  * The words of a table entry have the same SOF and EOF masks and states;
  * they count the same except for their items, which depend only on the sum
  * of their EOF_POS values.  Emit n of them with a share of that sum spread
- * as evenly as possible: at most three patterns.
+ * as evenly as possible: at most three patterns (all EOF_POS base, all
+ * base + 1, the first `part` of them base + 1), in this order.
  */
 static void emit_entry(struct pte_mfb *a, struct pte_patent *e, uint64_t n)
 {
@@ -196,23 +205,22 @@ static void emit_entry(struct pte_mfb *a, struct pte_patent *e, uint64_t n)
 	if (e->possum - S > (e->n - n) * top)
 		S = e->possum - (e->n - n) * top;
 	uint64_t slots = n * E, base = S / slots, rem = S % slots;
-	uint64_t full = rem / E, part = rem % E;
-	struct pte_pat pb = e->p, pf = e->p, pp = e->p;
-	unsigned seen = 0;
-	for (unsigned r = 0; r < a->R; r++)
-		if ((e->p.eof >> r) & 1u) {
-			pb.pos[r] = (uint8_t)base;
-			pf.pos[r] = (uint8_t)(base + 1);
-			pp.pos[r] = (uint8_t)(seen++ < part ? base + 1 : base);
-		}
-	add_run(a, &pb, PTE_RUN_MOVE, n - full - (part ? 1 : 0));
-	add_run(a, &pf, PTE_RUN_MOVE, full);
-	if (part)
-		add_run(a, &pp, PTE_RUN_MOVE, 1);
+	uint64_t full = E == 1 ? rem : rem / E, part = E == 1 ? 0 : rem % E;
+	const uint32_t mask = e->p.eof & ((1u << a->R) - 1u);
+	struct pte_pat p = e->p; /* add_run copies it */
+	set_pos(&p, mask, base, 0);
+	add_run(a, &p, PTE_RUN_MOVE, n - full - (part ? 1 : 0));
+	if (full) {
+		set_pos(&p, mask, base, E);
+		add_run(a, &p, PTE_RUN_MOVE, full);
+	}
+	if (part) {
+		set_pos(&p, mask, base, part);
+		add_run(a, &p, PTE_RUN_MOVE, 1);
+	}
 	e->n -= n;
 	e->possum -= S;
 }
-
 
 static inline unsigned pat_hash(const struct pte_mfb *a, const struct pte_pat *p, int in, int out)
 {
