@@ -175,6 +175,7 @@ struct pte_fx {
 	uint32_t gen;              /* table generation of ent[] */
 	uint32_t last_k;           /* frames of the last call that started here */
 	struct pte_pat cur1;       /* ... after */
+	uint64_t hs1;              /* the hash of the state after (fx_hstate) */
 	uint64_t age;              /* when it was computed (unique) */
 	uint64_t pin;              /* walk that uses it (no eviction meanwhile) */
 	uint64_t nxt_age;          /* valid while slot nxt - 1 has this age */
@@ -240,6 +241,8 @@ struct pte_mfb {
 	uint16_t act[PTE_FX_SLOTS];
 	unsigned nact;
 	uint64_t fx_age, walk;
+	uint64_t hs;          /* the hash of the current state when hs_ok */
+	uint8_t hs_ok;        /* ... which an effect's end set */
 	/* frames given but not placed yet: back to back since the last
 	 * flush, stall or idle, by length (see pte_mfb_frames); where a
 	 * length was last seen (index + 1 in pend[] by its low bits, to be

@@ -77,6 +77,7 @@ static void finish_word(struct pte_mfb *a, int out)
 	pte_mfb_put(a, &a->cur, a->cur_in, out, 1);
 	memset(&a->cur, 0, sizeof(a->cur));
 	a->cur_r = 0;
+	a->hs_ok = 0;
 }
 
 /* One frame, its words put in order (they may cross the slice's end). */
@@ -91,6 +92,7 @@ static void frame_slow(struct pte_mfb *a, uint32_t items)
 	a->cur = s.cur;
 	a->cur_r = s.r;
 	a->cur_in = s.in;
+	a->hs_ok = 0;
 	a->t_frames++;
 	a->t_items += items;
 }
@@ -135,13 +137,20 @@ static inline int fx_key_eq(const struct pte_fx *f, const struct pte_mfb *a, uns
 }
 
 /* The slot of a key: a hash of the state (the word under construction,
- * its next free region, the frame state), then of items and k with it. */
-static inline uint64_t fx_hstate(const struct pte_mfb *a, unsigned in)
+ * its next free region r, the frame state in of a key: 0 when r is 0),
+ * then of items and k with it.  The builder keeps the hash of the state
+ * an effect ended in (hs_ok). */
+static inline uint64_t hstate_of(const struct pte_pat *cur, unsigned r, unsigned in)
 {
 	uint64_t w[3];
-	memcpy(w, &a->cur, sizeof(w));
+	memcpy(w, cur, sizeof(w));
 	return (w[0] * 0x9E3779B97F4A7C15ull) ^ (w[1] * 0xC2B2AE3D27D4EB4Full) ^
-	       (w[2] * 0x165667B19E3779F9ull) ^ (a->cur_r << 1 | in);
+	       (w[2] * 0x165667B19E3779F9ull) ^ (r << 1 | in);
+}
+
+static inline uint64_t fx_hstate(const struct pte_mfb *a, unsigned in)
+{
+	return a->hs_ok ? a->hs : hstate_of(&a->cur, a->cur_r, in);
 }
 
 static inline unsigned fx_hfin(uint64_t hs, uint32_t items, uint32_t k)
@@ -202,6 +211,7 @@ static void fx_compute(const struct pte_mfb *a, unsigned in, uint32_t items, str
 	f->cur1 = s.cur;
 	f->r1 = (uint8_t)s.r;
 	f->in1 = s.in;
+	f->hs1 = hstate_of(&s.cur, s.r, s.r ? s.in : 0);
 }
 
 /* A free way of a set (no counts, not on the path of the frames being
@@ -301,6 +311,8 @@ static inline void fx_state(struct pte_mfb *a, const struct pte_fx *f)
 	a->cur = f->cur1;
 	a->cur_r = f->r1;
 	a->cur_in = f->in1;
+	a->hs = f->hs1;
+	a->hs_ok = 1;
 }
 
 static inline void fx_step(struct pte_mfb *a, struct pte_fx *f)
@@ -448,6 +460,7 @@ static struct pte_fx *fx_build_k(struct pte_mfb *a, struct pte_fx *set, struct p
 	t.cur1 = last->cur1;
 	t.r1 = last->r1;
 	t.in1 = last->in1;
+	t.hs1 = last->hs1;
 	t.tout = tout == 0xff ? 0 : tout;
 	t.words = words;
 	*f = t;
@@ -608,12 +621,16 @@ static int fx_after(struct pte_mfb *a, struct pte_fx *f, struct pte_fx **flush)
 	if (!f->r1)
 		return 1;
 	struct mfb_st keep = { a->cur, a->cur_r, a->cur_in };
+	const uint64_t hs = a->hs;
+	const uint8_t hs_ok = a->hs_ok;
 	f->pin = a->walk;
 	fx_state(a, f);
 	*flush = fx_get(a, 0);
 	a->cur = keep.cur;
 	a->cur_r = keep.r;
 	a->cur_in = keep.in;
+	a->hs = hs;
+	a->hs_ok = hs_ok;
 	return *flush != NULL;
 }
 
