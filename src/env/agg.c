@@ -477,24 +477,3 @@ void pte_mfb_apply(const struct pte_mfb *a, const struct pte_run *r, struct ptm_
 {
 	pte_mfb_apply_pat(a->R, a->pat, r, b);
 }
-
-void pte_mfb_apply_pat(unsigned R, const struct pte_pat *pat, const struct pte_run *r,
-		       struct ptm_bus_in *b)
-{
-	if (r->kind == PTE_RUN_MOVE) {
-		const struct pte_pat *p = &pat[r->idx];
-		b->sof = p->sof;
-		b->eof = p->eof;
-		for (unsigned i = 0; i < R; i++)
-			b->eof_pos[i] = p->pos[i];
-		b->src_rdy = 1;
-		b->dst_rdy = 1;
-		return;
-	}
-	b->sof = 0;
-	b->eof = 0;
-	for (unsigned i = 0; i < R; i++)
-		b->eof_pos[i] = 0;
-	b->src_rdy = r->kind == PTE_RUN_STALL;
-	b->dst_rdy = 0;
-}

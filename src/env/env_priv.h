@@ -307,8 +307,26 @@ void pte_mfb_runs(struct pte_mfb *a);
 void pte_mfb_end(struct pte_mfb *a);
 void pte_mfb_apply(const struct pte_mfb *a, const struct pte_run *r, struct ptm_bus_in *b);
 /* The same from a copy of the runs' patterns (R regions). */
-void pte_mfb_apply_pat(unsigned R, const struct pte_pat *pat, const struct pte_run *r,
-		       struct ptm_bus_in *b);
+static inline void pte_mfb_apply_pat(unsigned R, const struct pte_pat *pat,
+				     const struct pte_run *r, struct ptm_bus_in *b)
+{
+	if (r->kind == PTE_RUN_MOVE) {
+		const struct pte_pat *p = &pat[r->idx];
+		b->sof = p->sof;
+		b->eof = p->eof;
+		for (unsigned i = 0; i < R; i++)
+			b->eof_pos[i] = p->pos[i];
+		b->src_rdy = 1;
+		b->dst_rdy = 1;
+		return;
+	}
+	b->sof = 0;
+	b->eof = 0;
+	for (unsigned i = 0; i < R; i++)
+		b->eof_pos[i] = 0;
+	b->src_rdy = r->kind == PTE_RUN_STALL;
+	b->dst_rdy = 0;
+}
 
 /*
  * The time side of an MFB bus (wtime.c): what the schedulers place on it
@@ -485,7 +503,20 @@ void pte_mvb_stall(struct pte_mvb *v, uint64_t n);
 void pte_mvb_close(struct pte_mvb *v);
 void pte_mvb_runs(struct pte_mvb *v);
 void pte_mvb_end(struct pte_mvb *v);
-void pte_mvb_apply(const struct pte_mvb *v, const struct pte_run *r, struct ptm_bus_in *b);
+static inline void pte_mvb_apply(const struct pte_mvb *v, const struct pte_run *r,
+				 struct ptm_bus_in *b)
+{
+	(void)v;
+	if (r->kind == PTE_RUN_MOVE) {
+		b->mvb_vld = r->idx >= 32 ? 0xffffffffu : ((1u << r->idx) - 1u);
+		b->mvb_src_rdy = 1;
+		b->mvb_dst_rdy = 1;
+	} else {
+		b->mvb_vld = r->kind == PTE_RUN_STALL ? 1u : 0u;
+		b->mvb_src_rdy = r->kind == PTE_RUN_STALL;
+		b->mvb_dst_rdy = 0;
+	}
+}
 
 /* n stall cycles into a slice of S cycles with *placed used: what fits
  * counts in it (*stall), the rest is carried into the next one. */
