@@ -166,6 +166,12 @@ static inline __attribute__((always_inline)) uint64_t triples(struct ptm_model *
 	const unsigned amask = 2 * a->entries - 1;
 	unsigned sel = a->sel, addr = 0;
 	uint64_t sum = 0, pa = 0, data = 0, done = 0;
+	/* the streams whose head is valid: the others are quiet and sel
+	 * keeps its head valid (it stops when the next would not be), so
+	 * this stays as it is during the run */
+	uint32_t vmask = 0;
+	for (unsigned t = 0; t < ns; t++)
+		vmask |= (uint32_t)(d[t].f->vld_reg2 != 0) << t;
 	for (;;) {
 		struct dstream *q = &d[sel];
 		struct ptm_asfifo *f = q->f;
@@ -191,15 +197,9 @@ static inline __attribute__((always_inline)) uint64_t triples(struct ptm_model *
 		/* WR, and the next stream */
 		mem[addr] = sum;
 		done += 3;
-		unsigned next = ns;
-		for (unsigned i = 1; i <= ns; i++) {
-			unsigned j = sel + i;
-			j = j >= ns ? j - ns : j;
-			if (d[j].f->vld_reg2) {
-				next = j;
-				break;
-			}
-		}
+		/* the first valid head after sel, round robin (sel at last) */
+		const uint32_t after = vmask & ~((2u << sel) - 1u);
+		const unsigned next = vmask ? (unsigned)__builtin_ctz(after ? after : vmask) : ns;
 		if (next == ns || !f->vld_reg) {
 			/* idle next, or s may run dry: back to single edges,
 			 * with the state after this WR */
