@@ -742,12 +742,15 @@ int pte_mfb_replay(struct pte_mfb *b, const struct pte_wop *log, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct pte_wop *o = &log[i];
+		if (o->op == PTE_WOP_FRAMES) { /* most of them; items > 0, k > 0 */
+			pend_add(b, o->items, o->k);
+			continue;
+		}
 		switch ((enum pte_wop_kind)o->op) {
 		case PTE_WOP_BEGIN:
 			pte_mfb_begin(b, o->n);
 			break;
-		case PTE_WOP_FRAMES: /* items > 0, k > 0 (pte_wt_frames) */
-			pend_add(b, o->items, o->k);
+		case PTE_WOP_FRAMES:
 			break;
 		case PTE_WOP_APART:
 			pte_mfb_frames_apart(b, o->items, o->k, o->n);
