@@ -362,9 +362,9 @@ static int fx_reserve_all(struct pte_mfb *a, struct pte_fx *const *list, unsigne
  * state after their last word.  0 when there is no such cycle, one of its
  * effects is gone, or k is shorter than prefix and cycle.
  */
-static int fx_compose(struct pte_mfb *a, struct pte_fx *first, uint64_t k, struct pte_fx **list,
-		      uint64_t *cnt, unsigned *np, uint64_t *words, struct pte_fx **last,
-		      uint8_t *tout)
+static inline __attribute__((always_inline)) int
+fx_compose(struct pte_mfb *a, struct pte_fx *first, uint64_t k, struct pte_fx **list,
+	   uint64_t *cnt, unsigned *np, uint64_t *words, struct pte_fx **last, uint8_t *tout)
 {
 	unsigned j = first->cyc_pre, m = first->cyc_len, n = j + m;
 
