@@ -532,8 +532,8 @@ struct lz_cursor {
 	unsigned i;
 };
 
-static void lz_bus_upto(ptm_probe *p, unsigned b, const struct ptm_bus_run *run, unsigned n,
-			struct lz_cursor *c, uint64_t upto)
+ALWAYS_INLINE void lz_bus_upto(ptm_probe *p, unsigned b, const struct ptm_bus_run *run,
+			       unsigned n, struct lz_cursor *c, uint64_t upto)
 {
 	while (c->i < n && c->start <= upto) {
 		const struct ptm_bus_in *in = &run[c->i].in;
