@@ -66,7 +66,11 @@ static inline int pat_eq(const struct pte_patent *e, const struct pte_pat *p, in
 	return e->in == in && e->out == out && memcmp(&e->p, p, sizeof(*p)) == 0;
 }
 
-static void add_run(struct pte_mfb *a, const struct pte_pat *p, uint8_t kind, uint64_t n)
+/* One more run of n cycles (none when n is 0): of pattern p (MOVE), or
+ * stall or idle; merged with the last one when it is the same. */
+static inline __attribute__((always_inline)) void add_run(struct pte_mfb *a,
+							 const struct pte_pat *p, uint8_t kind,
+							 uint64_t n)
 {
 	if (n == 0)
 		return;
