@@ -517,25 +517,22 @@ static void fx_keep_cycle(struct pte_mfb *a, struct pte_fx *first, struct pte_fx
 
 /*
  * Up to k frames through remembered effects, as long as their words fit
- * in the slice; returns the frames placed.  The effects of this walk are
- * pinned in their slots and numbered along path[]: when the next one is on
- * the path already, the state has come back, and the cycle from there is
- * counted as often as the frames and the slice allow.  The first effect
- * keeps what the walk found, for the next k frames from it (fx_cycle).
- * one: that first effect when the caller has it at hand, else NULL.
+ * in the slice, from effect f (the first, found by fx_frames); returns the
+ * frames placed.  The effects of this walk are pinned in their slots and
+ * numbered along path[]: when the next one is on the path already, the
+ * state has come back, and the cycle from there is counted as often as
+ * the frames and the slice allow.  The first effect keeps what the walk
+ * found, for the next k frames from it (fx_cycle).
  */
-static uint64_t fx_frames(struct pte_mfb *a, uint32_t items, uint64_t k, struct pte_fx *one)
+static __attribute__((noinline)) uint64_t fx_walk(struct pte_mfb *a, struct pte_fx *f,
+						  uint64_t k)
 {
-	struct pte_fx *path[PTE_FX_PATH];
+	struct pte_fx *path[PTE_FX_PATH], *first = f;
 	uint64_t cw[PTE_FX_PATH + 1]; /* words before path[i] */
 	unsigned np = 0;
 	int cycled = 0;
 	uint64_t done = 0;
 
-	a->walk++;
-	struct pte_fx *f = one ? one : fx_get(a, items), *first = f;
-	if (f && fx_cycle(a, f, k))
-		return k;
 	cw[0] = 0;
 	while (done < k && f && a->placed + f->words <= a->S) {
 		if (!cycled && f->pin == a->walk) {
@@ -565,6 +562,20 @@ static uint64_t fx_frames(struct pte_mfb *a, uint32_t items, uint64_t k, struct 
 			f = fx_next(a, f);
 	}
 	return done;
+}
+
+/* Up to k frames through remembered effects (their words fit in the
+ * slice): through the cycle the last walk from the first effect found
+ * when it is still there, else a walk.  Returns the frames placed.  one:
+ * the first effect when the caller has it at hand, else NULL. */
+static inline uint64_t fx_frames(struct pte_mfb *a, uint32_t items, uint64_t k,
+				 struct pte_fx *one)
+{
+	a->walk++;
+	struct pte_fx *f = one ? one : fx_get(a, items);
+	if (f && fx_cycle(a, f, k))
+		return k;
+	return fx_walk(a, f, k);
 }
 
 /* The counted effects into the table (before it is read). */
