@@ -154,6 +154,92 @@ static inline int triple_ok(const struct dstream *d, unsigned s, const unsigned 
 	return 1;
 }
 
+/*
+ * triples() when every other stream is idle: the ACC serves stream s
+ * alone, one delta per three edges, as long as an entry follows the head
+ * (the queue is dout_reg2, dout_reg and the entries in the RAM), so up to
+ * k deltas go straight from the FIFO's memory into the counter memory,
+ * and the read side's registers are set to where k pops leave them.
+ * Returns the number of edges done.
+ */
+static uint64_t solo(struct ptm_model *m, struct dstream *q, unsigned s, uint64_t k)
+{
+	struct ptm_acc *a = &m->acc;
+	struct ptm_asfifo *f = q->f;
+	const uint32_t av = q->avail, rdm = f->rd_cnt_mem, mm = f->mem_mask;
+	const uint64_t D = k < (uint64_t)av + 1 ? k : (uint64_t)av + 1;
+	uint64_t *const mem = a->mem;
+	const uint64_t cmask = a->cnt_mask;
+	const unsigned amask = 2 * a->entries - 1, base = a->stream_base[s];
+	struct ptm_fifo_entry e = f->dout_reg2;
+	unsigned addr = 0;
+	uint64_t sum = 0, pa = 0;
+	for (uint64_t j = 0; j < D; j++) {
+		if (j == 1)
+			e = f->dout_reg;
+		else if (j > 1)
+			e = f->mem[(rdm + (uint32_t)j - 2) & mm];
+		addr = (base + e.index) & amask;
+		pa = mem[addr];
+		sum = (pa + e.delta) & cmask;
+		mem[addr] = sum;
+	}
+	m->tx_last[s].index = e.index;
+	m->tx_last[s].delta = e.delta;
+	a->addr = addr;
+	a->pa_dout = pa;
+	a->data = e.delta;
+	a->sum = sum;
+	a->state = PTM_ACC_RD; /* the next head is valid: s again */
+	/* the read side after D pops (see asfifo_rd_edge) */
+	const uint32_t adv = D < av ? (uint32_t)D : av;
+	f->dout_reg2 = D == 1 ? f->dout_reg : f->mem[(rdm + (uint32_t)D - 2) & mm];
+	f->dout_reg = f->mem[(rdm + (D - 1 < av ? (uint32_t)D - 1 : av)) & mm];
+	f->vld_reg = D <= av;
+	f->rd_cnt = (f->rd_cnt + adv) & f->ptr_mask;
+	f->rd_cnt_mem = (rdm + adv) & mm;
+	f->rd_in_gray = asfifo_bin2gray(f->rd_cnt);
+	q->avail = av - adv;
+	q->gray_moved |= adv != 0;
+	q->pops += D;
+	q->shifted = 0;
+	return 3 * D;
+}
+
+/*
+ * Whole rounds of triples(): the streams whose heads are valid (vmask,
+ * from sel on, round robin) each pop a delta per round, each keeping a
+ * next entry (avail >= R) for R rounds, |S| R <= k.  The streams' deltas
+ * go to parts of the counter memory of their own, so each stream's R of
+ * them can go in one go (solo), in the order of the round: the ACC's
+ * registers are the last one's.  Returns the deltas done, 0 when not even
+ * one round (a stream has no next entry, or synchronises, or moved).
+ */
+static uint64_t rounds(struct ptm_model *m, struct dstream *d, uint64_t k, unsigned sel,
+		       uint32_t vmask)
+{
+	uint64_t R = UINT64_MAX, nset = 0;
+	for (uint32_t v = vmask; v; v &= v - 1, nset++) {
+		const struct dstream *q = &d[__builtin_ctz(v)];
+		if (!triple_own(q))
+			return 0;
+		if (q->avail < R)
+			R = q->avail;
+	}
+	if (!nset)
+		return 0;
+	if (R > k / nset)
+		R = k / nset;
+	if (!R)
+		return 0;
+	const uint32_t from = vmask & ~((1u << sel) - 1u), before = vmask & ((1u << sel) - 1u);
+	for (uint32_t v = from; v; v &= v - 1)
+		solo(m, &d[__builtin_ctz(v)], (unsigned)__builtin_ctz(v), R);
+	for (uint32_t v = before; v; v &= v - 1)
+		solo(m, &d[__builtin_ctz(v)], (unsigned)__builtin_ctz(v), R);
+	return nset * R;
+}
+
 /* Up to k deltas in a row, each in three edges (triple_ok holds before
  * each); returns the number of edges done. */
 static inline __attribute__((always_inline)) uint64_t triples(struct ptm_model *m,
@@ -172,7 +258,17 @@ static inline __attribute__((always_inline)) uint64_t triples(struct ptm_model *
 	uint32_t vmask = 0;
 	for (unsigned t = 0; t < ns; t++)
 		vmask |= (uint32_t)(d[t].f->vld_reg2 != 0) << t;
-	for (;;) {
+	const uint64_t r = rounds(m, d, k, sel, vmask);
+	if (r) {
+		/* back at sel, state RD, the ACC's registers of the last delta */
+		done = 3 * r;
+		addr = a->addr;
+		pa = a->pa_dout;
+		data = a->data;
+		sum = a->sum;
+		k -= r;
+	}
+	while (k) {
 		struct dstream *q = &d[sel];
 		struct ptm_asfifo *f = q->f;
 		/* RD: the ACC reads the head, the FIFO pops it */
@@ -227,58 +323,6 @@ static inline __attribute__((always_inline)) uint64_t triples(struct ptm_model *
 	for (unsigned t = 0; t < ns; t++)
 		d[t].shifted = d[t].idle;
 	return done;
-}
-
-/*
- * triples() when every other stream is idle: the ACC serves stream s
- * alone, one delta per three edges, as long as an entry follows the head
- * (the queue is dout_reg2, dout_reg and the entries in the RAM), so up to
- * k deltas go straight from the FIFO's memory into the counter memory,
- * and the read side's registers are set to where k pops leave them.
- * Returns the number of edges done.
- */
-static uint64_t solo(struct ptm_model *m, struct dstream *q, unsigned s, uint64_t k)
-{
-	struct ptm_acc *a = &m->acc;
-	struct ptm_asfifo *f = q->f;
-	const uint32_t av = q->avail, rdm = f->rd_cnt_mem, mm = f->mem_mask;
-	const uint64_t D = k < (uint64_t)av + 1 ? k : (uint64_t)av + 1;
-	uint64_t *const mem = a->mem;
-	const uint64_t cmask = a->cnt_mask;
-	const unsigned amask = 2 * a->entries - 1, base = a->stream_base[s];
-	struct ptm_fifo_entry e = f->dout_reg2;
-	unsigned addr = 0;
-	uint64_t sum = 0, pa = 0;
-	for (uint64_t j = 0; j < D; j++) {
-		if (j == 1)
-			e = f->dout_reg;
-		else if (j > 1)
-			e = f->mem[(rdm + (uint32_t)j - 2) & mm];
-		addr = (base + e.index) & amask;
-		pa = mem[addr];
-		sum = (pa + e.delta) & cmask;
-		mem[addr] = sum;
-	}
-	m->tx_last[s].index = e.index;
-	m->tx_last[s].delta = e.delta;
-	a->addr = addr;
-	a->pa_dout = pa;
-	a->data = e.delta;
-	a->sum = sum;
-	a->state = PTM_ACC_RD; /* the next head is valid: s again */
-	/* the read side after D pops (see asfifo_rd_edge) */
-	const uint32_t adv = D < av ? (uint32_t)D : av;
-	f->dout_reg2 = D == 1 ? f->dout_reg : f->mem[(rdm + (uint32_t)D - 2) & mm];
-	f->dout_reg = f->mem[(rdm + (D - 1 < av ? (uint32_t)D - 1 : av)) & mm];
-	f->vld_reg = D <= av;
-	f->rd_cnt = (f->rd_cnt + adv) & f->ptr_mask;
-	f->rd_cnt_mem = (rdm + adv) & mm;
-	f->rd_in_gray = asfifo_bin2gray(f->rd_cnt);
-	q->avail = av - adv;
-	q->gray_moved |= adv != 0;
-	q->pops += D;
-	q->shifted = 0;
-	return 3 * D;
 }
 
 /* Up to n edges of the run; the number done (n, or fewer when the run
