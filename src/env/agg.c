@@ -66,7 +66,11 @@ static inline int pat_eq(const struct pte_patent *e, const struct pte_pat *p, in
 	return e->in == in && e->out == out && memcmp(&e->p, p, sizeof(*p)) == 0;
 }
 
-static void add_run(struct pte_mfb *a, const struct pte_pat *p, uint8_t kind, uint64_t n)
+/* One more run of n cycles (none when n is 0): of pattern p (MOVE), or
+ * stall or idle; merged with the last one when it is the same. */
+static inline __attribute__((always_inline)) void add_run(struct pte_mfb *a,
+							 const struct pte_pat *p, uint8_t kind,
+							 uint64_t n)
 {
 	if (n == 0)
 		return;
@@ -172,15 +176,24 @@ static void fold_pairs(struct pte_mfb *a, int s0, int s1)
 }
 
 
+/* p's EOF_POS in its EOF regions (those of mask): base + 1 in the first
+ * `up` of them, base in the others. */
+static inline void set_pos(struct pte_pat *p, uint32_t mask, uint64_t base, uint64_t up)
+{
+	for (unsigned seen = 0; mask; mask &= mask - 1, seen++)
+		p->pos[__builtin_ctz(mask)] = (uint8_t)(seen < up ? base + 1 : base);
+}
+
 /*
  * The words of a table entry have the same SOF and EOF masks and states;
  * they count the same except for their items, which depend only on the sum
  * of their EOF_POS values.  Emit n of them with a share of that sum spread
- * as evenly as possible: at most three patterns.
+ * as evenly as possible: at most three patterns (all EOF_POS base, all
+ * base + 1, the first `part` of them base + 1), in this order.
  */
 static void emit_entry(struct pte_mfb *a, struct pte_patent *e, uint64_t n)
 {
-	unsigned E = (unsigned)__builtin_popcount(e->p.eof);
+	unsigned E = popc32(e->p.eof);
 	if (n == 0)
 		return;
 	if (E == 0) {
@@ -196,23 +209,22 @@ static void emit_entry(struct pte_mfb *a, struct pte_patent *e, uint64_t n)
 	if (e->possum - S > (e->n - n) * top)
 		S = e->possum - (e->n - n) * top;
 	uint64_t slots = n * E, base = S / slots, rem = S % slots;
-	uint64_t full = rem / E, part = rem % E;
-	struct pte_pat pb = e->p, pf = e->p, pp = e->p;
-	unsigned seen = 0;
-	for (unsigned r = 0; r < a->R; r++)
-		if ((e->p.eof >> r) & 1u) {
-			pb.pos[r] = (uint8_t)base;
-			pf.pos[r] = (uint8_t)(base + 1);
-			pp.pos[r] = (uint8_t)(seen++ < part ? base + 1 : base);
-		}
-	add_run(a, &pb, PTE_RUN_MOVE, n - full - (part ? 1 : 0));
-	add_run(a, &pf, PTE_RUN_MOVE, full);
-	if (part)
-		add_run(a, &pp, PTE_RUN_MOVE, 1);
+	uint64_t full = E == 1 ? rem : rem / E, part = E == 1 ? 0 : rem % E;
+	const uint32_t mask = e->p.eof & ((1u << a->R) - 1u);
+	struct pte_pat p = e->p; /* add_run copies it */
+	set_pos(&p, mask, base, 0);
+	add_run(a, &p, PTE_RUN_MOVE, n - full - (part ? 1 : 0));
+	if (full) {
+		set_pos(&p, mask, base, E);
+		add_run(a, &p, PTE_RUN_MOVE, full);
+	}
+	if (part) {
+		set_pos(&p, mask, base, part);
+		add_run(a, &p, PTE_RUN_MOVE, 1);
+	}
 	e->n -= n;
 	e->possum -= S;
 }
-
 
 static inline unsigned pat_hash(const struct pte_mfb *a, const struct pte_pat *p, int in, int out)
 {
@@ -221,40 +233,84 @@ static inline unsigned pat_hash(const struct pte_mfb *a, const struct pte_pat *p
 	return (h ^ (h >> 13) ^ (h >> 24)) & 255u;
 }
 
+/* The hash of the table rebuilt (entries in table order, as
+ * pte_mfb_find inserts them). */
+static void rehash(struct pte_mfb *a)
+{
+	memset(a->hslot, 0, sizeof(a->hslot));
+	for (unsigned i = 0; i < a->nent; i++) {
+		const struct pte_patent *e = &a->ent[i];
+		unsigned h = pat_hash(a, &e->p, e->in, e->out);
+		while (a->hslot[h])
+			h = (h + 1) & 255u;
+		a->hslot[h] = (uint8_t)(i + 1);
+	}
+}
+
+/* The entries with words, in table order: all of them, and by their
+ * frame states before and after (the walk's lists). */
+struct fold_lists {
+	uint8_t all[PTE_MAXPAT], by[2][2][PTE_MAXPAT];
+	unsigned nall, nby[2][2];
+};
+
+static void fold_lists(const struct pte_mfb *a, struct fold_lists *l)
+{
+	memset(l->nby, 0, sizeof(l->nby));
+	l->nall = 0;
+	for (unsigned i = 0; i < a->nent; i++) {
+		const struct pte_patent *e = &a->ent[i];
+		if (!e->n)
+			continue;
+		l->all[l->nall++] = (uint8_t)i;
+		l->by[e->in & 1][e->out & 1][l->nby[e->in & 1][e->out & 1]++] = (uint8_t)i;
+	}
+}
+
+/* The walk from state st: in each state reached for the first time its
+ * words that stay in it, then one word of the first entry (in table
+ * order) that leaves it, as long as there is one. */
+static void fold_walk(struct pte_mfb *a, const struct fold_lists *l, int st)
+{
+	int visited[2] = { 0, 0 };
+	unsigned cur[2] = { 0, 0 }; /* the entries before are used up */
+
+	for (;;) {
+		if (!visited[st]) {
+			visited[st] = 1;
+			for (unsigned i = 0; i < l->nby[st][st]; i++) {
+				struct pte_patent *e = &a->ent[l->by[st][st][i]];
+				if (e->n)
+					emit_entry(a, e, e->n);
+			}
+		}
+		const uint8_t *x = l->by[st][!st];
+		const unsigned nx = l->nby[st][!st];
+		while (cur[st] < nx && !a->ent[x[cur[st]]].n)
+			cur[st]++;
+		if (cur[st] == nx)
+			break;
+		emit_entry(a, &a->ent[x[cur[st]]], 1);
+		st = !st;
+	}
+}
+
 /* Turn the table into runs: a walk from s0 to the current state. */
 void pte_mfb_fold(struct pte_mfb *a)
 {
 	int s0 = a->s0, s1 = a->tstate;
+	struct fold_lists l;
 
 	pte_fx_expand(a);
+	const unsigned hashed = a->nent; /* fold_pairs adds entries apart from the hash */
 	fold_pairs(a, s0, s1);
-	int st = s0;
-	int visited[2] = { 0, 0 };
-	for (;;) {
-		if (!visited[st]) {
-			visited[st] = 1;
-			for (unsigned i = 0; i < a->nent; i++) {
-				struct pte_patent *e = &a->ent[i];
-				if (e->in == st && e->out == st && e->n)
-					emit_entry(a, e, e->n);
-			}
-		}
-		struct pte_patent *x = NULL;
-		for (unsigned i = 0; i < a->nent; i++)
-			if (a->ent[i].in == st && a->ent[i].out != st && a->ent[i].n) {
-				x = &a->ent[i];
-				break;
-			}
-		if (!x)
-			break;
-		emit_entry(a, x, 1);
-		st = !st;
-	}
+	fold_lists(a, &l);
+	fold_walk(a, &l, s0);
 	/* Nothing is left over when the table was a walk from s0 to s1; keep
 	 * the cycles anyway if it ever was not. */
-	for (unsigned i = 0; i < a->nent; i++)
-		if (a->ent[i].n)
-			emit_entry(a, &a->ent[i], a->ent[i].n);
+	for (unsigned i = 0; i < l.nall; i++)
+		if (a->ent[l.all[i]].n)
+			emit_entry(a, &a->ent[l.all[i]], a->ent[l.all[i]].n);
 	a->s0 = (uint8_t)s1;
 	if (a->nent > PTE_MAXPAT / 2) {
 		a->nent = 0;
@@ -266,17 +322,11 @@ void pte_mfb_fold(struct pte_mfb *a)
 	/* the next emission uses the same patterns, mostly: the entries stay,
 	 * empty, and so do the effects' reservations (the pairs' new entries
 	 * join the hash) */
-	memset(a->hslot, 0, sizeof(a->hslot));
-	for (unsigned i = 0; i < a->nent; i++) {
-		struct pte_patent *e = &a->ent[i];
-		unsigned h = pat_hash(a, &e->p, e->in, e->out);
-		while (a->hslot[h])
-			h = (h + 1) & 255u;
-		a->hslot[h] = (uint8_t)(i + 1);
-		e->n = e->possum = 0;
-	}
+	for (unsigned i = 0; i < a->nent; i++)
+		a->ent[i].n = a->ent[i].possum = 0;
+	if (a->nent != hashed)
+		rehash(a);
 }
-
 
 /* The table entry of a word, found through the hash (the table holds at
  * most PTE_MAXPAT of 256 slots, so probing stays short). */
@@ -430,25 +480,4 @@ void pte_mfb_end(struct pte_mfb *a)
 void pte_mfb_apply(const struct pte_mfb *a, const struct pte_run *r, struct ptm_bus_in *b)
 {
 	pte_mfb_apply_pat(a->R, a->pat, r, b);
-}
-
-void pte_mfb_apply_pat(unsigned R, const struct pte_pat *pat, const struct pte_run *r,
-		       struct ptm_bus_in *b)
-{
-	if (r->kind == PTE_RUN_MOVE) {
-		const struct pte_pat *p = &pat[r->idx];
-		b->sof = p->sof;
-		b->eof = p->eof;
-		for (unsigned i = 0; i < R; i++)
-			b->eof_pos[i] = p->pos[i];
-		b->src_rdy = 1;
-		b->dst_rdy = 1;
-		return;
-	}
-	b->sof = 0;
-	b->eof = 0;
-	for (unsigned i = 0; i < R; i++)
-		b->eof_pos[i] = 0;
-	b->src_rdy = r->kind == PTE_RUN_STALL;
-	b->dst_rdy = 0;
 }

@@ -162,32 +162,38 @@ struct pte_fxw {
 };
 
 struct pte_fx {
+	/* what a lookup and a count read first (the key, the words, the
+	 * counts), then the state after, the bookkeeping, the words by key */
 	uint32_t items, k;         /* k frames of that many items (k > 1: made of
 				    * the effects of one frame, see fx_getk) */
 	uint8_t used;
 	uint8_t r0, in0, r1, in1;  /* next free region and frame state, before and after */
 	uint8_t nw, tout;          /* words by key; frame state after the last */
-	struct pte_pat cur0, cur1; /* word under construction before, after */
+	struct pte_pat cur0;       /* word under construction before, */
 	uint64_t words;            /* cycles they take */
-	struct pte_fxw w[PTE_FX_WORDS];
-	uint32_t gen;              /* table generation of ent[] */
-	uint8_t ent[PTE_FX_WORDS]; /* table entry of each word */
 	uint64_t cnt;              /* times counted, not yet in the table */
+	uint32_t gen;              /* table generation of ent[] */
+	uint32_t last_k;           /* frames of the last call that started here */
+	struct pte_pat cur1;       /* ... after */
+	uint64_t hs1;              /* the hash of the state after (fx_hstate) */
 	uint64_t age;              /* when it was computed (unique) */
 	uint64_t pin;              /* walk that uses it (no eviction meanwhile) */
+	uint64_t nxt_age;          /* valid while slot nxt - 1 has this age */
+	uint8_t ent[PTE_FX_WORDS]; /* table entry of each word */
+	uint16_t nxt;              /* slot + 1 of the next frame's effect */
 	uint8_t pidx;              /* ... and its place on that walk's path */
-	uint16_t nxt;              /* slot + 1 of the next frame's effect, */
-	uint64_t nxt_age;          /* valid while that slot has this age */
 	/* frames from here: cyc_pre effects, then a cycle of cyc_len (0:
 	 * none known), each valid while its slot has that age */
 	uint8_t cyc_pre, cyc_len;
-	uint32_t last_k;           /* frames of the last call that started here */
+	struct pte_fxw w[PTE_FX_WORDS];
 	uint16_t cyc_fx[PTE_FX_CYC];
 	uint64_t cyc_age[PTE_FX_CYC];
 };
 
-/* Lengths of frames a builder holds back at most (pte_mfb_frames). */
+/* Lengths of frames a builder holds back at most (pte_mfb_frames), and
+ * the slots of the hints that find them (a power of two). */
 #define PTE_PEND 16
+#define PTE_PEND_HINT 32
 
 /* Frames a walk follows before it looks for the cycle of their states. */
 #define PTE_FX_PATH (2 * PTM_MAX_REGIONS + 2)
@@ -235,15 +241,18 @@ struct pte_mfb {
 	uint16_t act[PTE_FX_SLOTS];
 	unsigned nact;
 	uint64_t fx_age, walk;
+	uint64_t hs;          /* the hash of the current state when hs_ok */
+	uint8_t hs_ok;        /* ... which an effect's end set */
 	/* frames given but not placed yet: back to back since the last
-	 * flush, stall or idle, by length (see pte_mfb_frames); their
-	 * regions, and the cycles from `placed` they reach */
+	 * flush, stall or idle, by length (see pte_mfb_frames); where a
+	 * length was last seen (index + 1 in pend[] by its low bits, to be
+	 * checked: a hint, not a promise) */
 	struct pte_pend {
 		uint32_t items;
 		uint64_t k;
 	} pend[PTE_PEND];
 	unsigned npend;
-	uint64_t pend_reg, pend_used;
+	uint8_t pend_hint[PTE_PEND_HINT];
 	/* ground truth, whole run */
 	uint64_t t_words, t_stall, t_frames, t_items;
 	int err;              /* first failure (-ENOMEM), kept; 0 = none */
@@ -265,10 +274,7 @@ void pte_mfb_fini(struct pte_mfb *a);
 void pte_mfb_begin(struct pte_mfb *a, uint64_t S);
 /* Cycles used so far in this slice, the word under construction (and
  * the frames held back) included. */
-static inline uint64_t pte_mfb_used(const struct pte_mfb *a)
-{
-	return a->placed + (a->npend ? a->pend_used : a->cur_r ? 1u : 0u);
-}
+uint64_t pte_mfb_used(const struct pte_mfb *a);
 void pte_mfb_frame(struct pte_mfb *a, uint32_t items);
 /*
  * k frames of one length, back to back.  Frames given back to back (no
@@ -301,8 +307,26 @@ void pte_mfb_runs(struct pte_mfb *a);
 void pte_mfb_end(struct pte_mfb *a);
 void pte_mfb_apply(const struct pte_mfb *a, const struct pte_run *r, struct ptm_bus_in *b);
 /* The same from a copy of the runs' patterns (R regions). */
-void pte_mfb_apply_pat(unsigned R, const struct pte_pat *pat, const struct pte_run *r,
-		       struct ptm_bus_in *b);
+static inline void pte_mfb_apply_pat(unsigned R, const struct pte_pat *pat,
+				     const struct pte_run *r, struct ptm_bus_in *b)
+{
+	if (r->kind == PTE_RUN_MOVE) {
+		const struct pte_pat *p = &pat[r->idx];
+		b->sof = p->sof;
+		b->eof = p->eof;
+		for (unsigned i = 0; i < R; i++)
+			b->eof_pos[i] = p->pos[i];
+		b->src_rdy = 1;
+		b->dst_rdy = 1;
+		return;
+	}
+	b->sof = 0;
+	b->eof = 0;
+	for (unsigned i = 0; i < R; i++)
+		b->eof_pos[i] = 0;
+	b->src_rdy = r->kind == PTE_RUN_STALL;
+	b->dst_rdy = 0;
+}
 
 /*
  * The time side of an MFB bus (wtime.c): what the schedulers place on it
@@ -479,7 +503,20 @@ void pte_mvb_stall(struct pte_mvb *v, uint64_t n);
 void pte_mvb_close(struct pte_mvb *v);
 void pte_mvb_runs(struct pte_mvb *v);
 void pte_mvb_end(struct pte_mvb *v);
-void pte_mvb_apply(const struct pte_mvb *v, const struct pte_run *r, struct ptm_bus_in *b);
+static inline void pte_mvb_apply(const struct pte_mvb *v, const struct pte_run *r,
+				 struct ptm_bus_in *b)
+{
+	(void)v;
+	if (r->kind == PTE_RUN_MOVE) {
+		b->mvb_vld = r->idx >= 32 ? 0xffffffffu : ((1u << r->idx) - 1u);
+		b->mvb_src_rdy = 1;
+		b->mvb_dst_rdy = 1;
+	} else {
+		b->mvb_vld = r->kind == PTE_RUN_STALL ? 1u : 0u;
+		b->mvb_src_rdy = r->kind == PTE_RUN_STALL;
+		b->mvb_dst_rdy = 0;
+	}
+}
 
 /* n stall cycles into a slice of S cycles with *placed used: what fits
  * counts in it (*stall), the rest is carried into the next one. */

@@ -77,6 +77,7 @@ static void finish_word(struct pte_mfb *a, int out)
 	pte_mfb_put(a, &a->cur, a->cur_in, out, 1);
 	memset(&a->cur, 0, sizeof(a->cur));
 	a->cur_r = 0;
+	a->hs_ok = 0;
 }
 
 /* One frame, its words put in order (they may cross the slice's end). */
@@ -91,6 +92,7 @@ static void frame_slow(struct pte_mfb *a, uint32_t items)
 	a->cur = s.cur;
 	a->cur_r = s.r;
 	a->cur_in = s.in;
+	a->hs_ok = 0;
 	a->t_frames++;
 	a->t_items += items;
 }
@@ -134,17 +136,35 @@ static inline int fx_key_eq(const struct pte_fx *f, const struct pte_mfb *a, uns
 	       pat_same(&f->cur0, &a->cur);
 }
 
-static inline unsigned fx_hash(const struct pte_mfb *a, unsigned in, uint32_t items, uint32_t k)
+/* The slot of a key: a hash of the state (the word under construction,
+ * its next free region r, the frame state in of a key: 0 when r is 0),
+ * then of items and k with it.  The builder keeps the hash of the state
+ * an effect ended in (hs_ok). */
+static inline uint64_t hstate_of(const struct pte_pat *cur, unsigned r, unsigned in)
 {
 	uint64_t w[3];
-	memcpy(w, &a->cur, sizeof(w));
-	uint64_t h = (w[0] * 0x9E3779B97F4A7C15ull) ^ (w[1] * 0xC2B2AE3D27D4EB4Full) ^
-		     (w[2] * 0x165667B19E3779F9ull) ^ ((uint64_t)items << 8 | a->cur_r << 1 | in) ^
-		     ((uint64_t)k << 40);
+	memcpy(w, cur, sizeof(w));
+	return (w[0] * 0x9E3779B97F4A7C15ull) ^ (w[1] * 0xC2B2AE3D27D4EB4Full) ^
+	       (w[2] * 0x165667B19E3779F9ull) ^ (r << 1 | in);
+}
+
+static inline uint64_t fx_hstate(const struct pte_mfb *a, unsigned in)
+{
+	return a->hs_ok ? a->hs : hstate_of(&a->cur, a->cur_r, in);
+}
+
+static inline unsigned fx_hfin(uint64_t hs, uint32_t items, uint32_t k)
+{
+	uint64_t h = hs ^ (uint64_t)items << 8 ^ (uint64_t)k << 40;
 	h ^= h >> 29;
 	h *= 0xBF58476D1CE4E5B9ull;
 	h ^= h >> 32;
 	return (unsigned)h & (PTE_FX_SLOTS - 2);
+}
+
+static inline unsigned fx_hash(const struct pte_mfb *a, unsigned in, uint32_t items, uint32_t k)
+{
+	return fx_hfin(fx_hstate(a, in), items, k);
 }
 
 /* One more word into an effect (by key). */
@@ -191,6 +211,7 @@ static void fx_compute(const struct pte_mfb *a, unsigned in, uint32_t items, str
 	f->cur1 = s.cur;
 	f->r1 = (uint8_t)s.r;
 	f->in1 = s.in;
+	f->hs1 = hstate_of(&s.cur, s.r, s.r ? s.in : 0);
 }
 
 /* A free way of a set (no counts, not on the path of the frames being
@@ -223,17 +244,25 @@ static inline struct pte_fx *fx_set(const struct pte_mfb *a, uint32_t items, uin
 	return (struct pte_fx *)&a->fx[fx_hash(a, *in, items, k)];
 }
 
-/* The remembered effect of one frame from the current state, or NULL. */
-static inline struct pte_fx *fx_get(struct pte_mfb *a, uint32_t items)
+/* The remembered effect of one frame from the current state (frame
+ * state in, its set given), or NULL. */
+static inline struct pte_fx *fx_get_in(struct pte_mfb *a, struct pte_fx *set, unsigned in,
+				       uint32_t items)
 {
-	unsigned in;
-	struct pte_fx *set = fx_set(a, items, 1, &in);
-
 	if (set[0].used && fx_key_eq(&set[0], a, in, items, 1))
 		return &set[0];
 	if (set[1].used && fx_key_eq(&set[1], a, in, items, 1))
 		return &set[1];
 	return fx_miss(a, set, in, items);
+}
+
+/* The same, its set looked up. */
+static inline struct pte_fx *fx_get(struct pte_mfb *a, uint32_t items)
+{
+	unsigned in;
+	struct pte_fx *set = fx_set(a, items, 1, &in);
+
+	return fx_get_in(a, set, in, items);
 }
 
 /* The table entries of an effect's words in this generation. */
@@ -282,6 +311,8 @@ static inline void fx_state(struct pte_mfb *a, const struct pte_fx *f)
 	a->cur = f->cur1;
 	a->cur_r = f->r1;
 	a->cur_in = f->in1;
+	a->hs = f->hs1;
+	a->hs_ok = 1;
 }
 
 static inline void fx_step(struct pte_mfb *a, struct pte_fx *f)
@@ -331,9 +362,9 @@ static int fx_reserve_all(struct pte_mfb *a, struct pte_fx *const *list, unsigne
  * state after their last word.  0 when there is no such cycle, one of its
  * effects is gone, or k is shorter than prefix and cycle.
  */
-static int fx_compose(struct pte_mfb *a, struct pte_fx *first, uint64_t k, struct pte_fx **list,
-		      uint64_t *cnt, unsigned *np, uint64_t *words, struct pte_fx **last,
-		      uint8_t *tout)
+static inline __attribute__((always_inline)) int
+fx_compose(struct pte_mfb *a, struct pte_fx *first, uint64_t k, struct pte_fx **list,
+	   uint64_t *cnt, unsigned *np, uint64_t *words, struct pte_fx **last, uint8_t *tout)
 {
 	unsigned j = first->cyc_pre, m = first->cyc_len, n = j + m;
 
@@ -385,29 +416,18 @@ static int fx_cycle(struct pte_mfb *a, struct pte_fx *first, uint64_t k)
 	return 1;
 }
 
-/* k frames from the current state as one remembered effect, composed of
- * the effects of one frame: NULL when they cannot be (no cycle known yet,
- * more words than an effect holds, no free slot). */
-static struct pte_fx *fx_getk(struct pte_mfb *a, uint32_t items, uint64_t k)
+/* The effect of k frames composed of the cycle of first (the effect of
+ * one frame from the current state, frame state in), into a free way of
+ * set: NULL when there is none, no cycle is known or the words do not
+ * fit in an effect. */
+static struct pte_fx *fx_build_k(struct pte_mfb *a, struct pte_fx *set, struct pte_fx *first,
+				 unsigned in, uint32_t items, uint64_t k)
 {
-	unsigned in;
-	struct pte_fx *set = fx_set(a, items, (uint32_t)k, &in), *first, *list[PTE_FX_CYC], *last;
-
-	if (set[0].used && fx_key_eq(&set[0], a, in, items, (uint32_t)k))
-		return &set[0];
-	if (set[1].used && fx_key_eq(&set[1], a, in, items, (uint32_t)k))
-		return &set[1];
+	struct pte_fx *list[PTE_FX_CYC], *last;
 	uint64_t cnt[PTE_FX_CYC], words;
 	unsigned n;
 	uint8_t tout;
-	if (k > UINT32_MAX || !(first = fx_get(a, items)))
-		return NULL;
-	/* only for calls that come again: the first time the frames go
-	 * through their cycle (fx_cycle) and first remembers k */
-	if (first->last_k != k) {
-		first->last_k = (uint32_t)k;
-		return NULL;
-	}
+
 	if (!fx_compose(a, first, k, list, cnt, &n, &words, &last, &tout))
 		return NULL;
 	struct pte_fx t;
@@ -440,10 +460,42 @@ static struct pte_fx *fx_getk(struct pte_mfb *a, uint32_t items, uint64_t k)
 	t.cur1 = last->cur1;
 	t.r1 = last->r1;
 	t.in1 = last->in1;
+	t.hs1 = last->hs1;
 	t.tout = tout == 0xff ? 0 : tout;
 	t.words = words;
 	*f = t;
 	f->age = ++a->fx_age;
+	return f;
+}
+
+/* k frames from the current state as one remembered effect, composed of
+ * the effects of one frame: NULL when they cannot be (no cycle known yet,
+ * more words than an effect holds, no free slot).  *one: NULL, or (when
+ * it returns NULL) the effect of one frame from the current state, which
+ * nothing has moved since it was looked up. */
+static struct pte_fx *fx_getk(struct pte_mfb *a, uint32_t items, uint64_t k, struct pte_fx **one)
+{
+	const unsigned in = a->cur_r ? a->cur_in : 0; /* as fx_set */
+	const uint64_t hs = fx_hstate(a, in);
+	struct pte_fx *set = &a->fx[fx_hfin(hs, items, (uint32_t)k)], *first, *f;
+
+	*one = NULL;
+	if (set[0].used && fx_key_eq(&set[0], a, in, items, (uint32_t)k))
+		return &set[0];
+	if (set[1].used && fx_key_eq(&set[1], a, in, items, (uint32_t)k))
+		return &set[1];
+	if (k > UINT32_MAX || !(first = fx_get_in(a, &a->fx[fx_hfin(hs, items, 1)], in, items)))
+		return NULL;
+	/* only for calls that come again: the first time the frames go
+	 * through their cycle (fx_cycle) and first remembers k */
+	if (first->last_k != k) {
+		first->last_k = (uint32_t)k;
+		*one = first;
+		return NULL;
+	}
+	f = fx_build_k(a, set, first, in, items, k);
+	if (!f)
+		*one = first;
 	return f;
 }
 
@@ -465,24 +517,22 @@ static void fx_keep_cycle(struct pte_mfb *a, struct pte_fx *first, struct pte_fx
 
 /*
  * Up to k frames through remembered effects, as long as their words fit
- * in the slice; returns the frames placed.  The effects of this walk are
- * pinned in their slots and numbered along path[]: when the next one is on
- * the path already, the state has come back, and the cycle from there is
- * counted as often as the frames and the slice allow.  The first effect
- * keeps what the walk found, for the next k frames from it (fx_cycle).
+ * in the slice, from effect f (the first, found by fx_frames); returns the
+ * frames placed.  The effects of this walk are pinned in their slots and
+ * numbered along path[]: when the next one is on the path already, the
+ * state has come back, and the cycle from there is counted as often as
+ * the frames and the slice allow.  The first effect keeps what the walk
+ * found, for the next k frames from it (fx_cycle).
  */
-static uint64_t fx_frames(struct pte_mfb *a, uint32_t items, uint64_t k)
+static __attribute__((noinline)) uint64_t fx_walk(struct pte_mfb *a, struct pte_fx *f,
+						  uint64_t k)
 {
-	struct pte_fx *path[PTE_FX_PATH];
+	struct pte_fx *path[PTE_FX_PATH], *first = f;
 	uint64_t cw[PTE_FX_PATH + 1]; /* words before path[i] */
 	unsigned np = 0;
 	int cycled = 0;
 	uint64_t done = 0;
 
-	a->walk++;
-	struct pte_fx *f = fx_get(a, items), *first = f;
-	if (f && fx_cycle(a, f, k))
-		return k;
 	cw[0] = 0;
 	while (done < k && f && a->placed + f->words <= a->S) {
 		if (!cycled && f->pin == a->walk) {
@@ -514,6 +564,20 @@ static uint64_t fx_frames(struct pte_mfb *a, uint32_t items, uint64_t k)
 	return done;
 }
 
+/* Up to k frames through remembered effects (their words fit in the
+ * slice): through the cycle the last walk from the first effect found
+ * when it is still there, else a walk.  Returns the frames placed.  one:
+ * the first effect when the caller has it at hand, else NULL. */
+static inline uint64_t fx_frames(struct pte_mfb *a, uint32_t items, uint64_t k,
+				 struct pte_fx *one)
+{
+	a->walk++;
+	struct pte_fx *f = one ? one : fx_get(a, items);
+	if (f && fx_cycle(a, f, k))
+		return k;
+	return fx_walk(a, f, k);
+}
+
 /* The counted effects into the table (before it is read). */
 void pte_fx_expand(struct pte_mfb *a)
 {
@@ -542,13 +606,14 @@ static void place_frames(struct pte_mfb *a, uint32_t items, uint64_t k)
 		return;
 	}
 	a->walk++;
-	struct pte_fx *f = fx_getk(a, items, k);
+	struct pte_fx *one, *f = fx_getk(a, items, k, &one);
 	if (f && a->placed + f->words <= a->S) {
 		fx_step(a, f);
 		return;
 	}
 	while (k) {
-		uint64_t done = fx_frames(a, items, k);
+		uint64_t done = fx_frames(a, items, k, one);
+		one = NULL; /* the state has moved */
 		k -= done;
 		if (!k)
 			break;
@@ -567,12 +632,16 @@ static int fx_after(struct pte_mfb *a, struct pte_fx *f, struct pte_fx **flush)
 	if (!f->r1)
 		return 1;
 	struct mfb_st keep = { a->cur, a->cur_r, a->cur_in };
+	const uint64_t hs = a->hs;
+	const uint8_t hs_ok = a->hs_ok;
 	f->pin = a->walk;
 	fx_state(a, f);
 	*flush = fx_get(a, 0);
 	a->cur = keep.cur;
 	a->cur_r = keep.r;
 	a->cur_in = keep.in;
+	a->hs = hs;
+	a->hs_ok = hs_ok;
 	return *flush != NULL;
 }
 
@@ -611,19 +680,23 @@ void pte_mfb_place(struct pte_mfb *a)
 	unsigned n = a->npend;
 
 	a->npend = 0;
-	a->pend_reg = 0;
 	for (unsigned i = 0; i < n; i++)
 		place_frames(a, a->pend[i].items, a->pend[i].k);
 }
 
-void pte_mfb_frames(struct pte_mfb *a, uint32_t items, uint64_t k)
+/* k > 0 frames of items > 0 held back: counted with the frames of that
+ * length, else as a new length (the oldest ones placed when there are
+ * PTE_PEND lengths already).  The hint finds the length in one look when
+ * it came before (lengths alternate in a few). */
+static inline void pend_add(struct pte_mfb *a, uint32_t items, uint64_t k)
 {
-	unsigned i;
+	uint8_t *hint = &a->pend_hint[(items * 0x9E3779B1u) >> 27 & (PTE_PEND_HINT - 1)];
+	unsigned i = *hint;
 
-	if (items == 0)
-		items = 1;
-	if (!k)
+	if (i && i <= a->npend && a->pend[i - 1].items == items) {
+		a->pend[i - 1].k += k;
 		return;
+	}
 	for (i = 0; i < a->npend; i++)
 		if (a->pend[i].items == items)
 			break;
@@ -636,8 +709,23 @@ void pte_mfb_frames(struct pte_mfb *a, uint32_t items, uint64_t k)
 		a->npend = i + 1;
 	}
 	a->pend[i].k += k;
-	a->pend_reg += k * pte_ucdiv(items, a->N);
-	a->pend_used = pte_ucdiv(a->cur_r + a->pend_reg, a->R);
+	*hint = (uint8_t)(i + 1);
+}
+
+void pte_mfb_frames(struct pte_mfb *a, uint32_t items, uint64_t k)
+{
+	if (k)
+		pend_add(a, items ? items : 1, k);
+}
+
+uint64_t pte_mfb_used(const struct pte_mfb *a)
+{
+	if (!a->npend)
+		return a->placed + (a->cur_r ? 1u : 0u);
+	uint64_t r = a->cur_r;
+	for (unsigned i = 0; i < a->npend; i++)
+		r += a->pend[i].k * pte_ucdiv(a->pend[i].items, a->N);
+	return a->placed + pte_ucdiv(r, a->R);
 }
 
 void pte_mfb_frame(struct pte_mfb *a, uint32_t items)
@@ -659,3 +747,38 @@ void pte_mfb_flush_now(struct pte_mfb *a)
 		finish_word(a, 0);
 }
 
+/* The log of a time side (wtime.c) on its word builder: the same calls,
+ * in order. */
+int pte_mfb_replay(struct pte_mfb *b, const struct pte_wop *log, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct pte_wop *o = &log[i];
+		if (o->op == PTE_WOP_FRAMES) { /* most of them; items > 0, k > 0 */
+			pend_add(b, o->items, o->k);
+			continue;
+		}
+		switch ((enum pte_wop_kind)o->op) {
+		case PTE_WOP_BEGIN:
+			pte_mfb_begin(b, o->n);
+			break;
+		case PTE_WOP_FRAMES:
+			break;
+		case PTE_WOP_APART:
+			pte_mfb_frames_apart(b, o->items, o->k, o->n);
+			break;
+		case PTE_WOP_FLUSH:
+			pte_mfb_flush(b);
+			break;
+		case PTE_WOP_STALL:
+			pte_mfb_stall(b, o->n);
+			break;
+		case PTE_WOP_IDLE:
+			pte_mfb_idle(b, o->n);
+			break;
+		case PTE_WOP_CLOSE:
+			pte_mfb_close(b);
+			break;
+		}
+	}
+	return b->err;
+}

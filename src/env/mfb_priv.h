@@ -20,6 +20,15 @@ void pte_mfb_place(struct pte_mfb *a);
 /* The counted effects into the table. */
 void pte_fx_expand(struct pte_mfb *a);
 
+/* Bits set in x (without -mpopcnt __builtin_popcount is a libgcc call). */
+static inline unsigned popc32(uint32_t x)
+{
+	x = x - ((x >> 1) & 0x55555555u);
+	x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+	x = (x + (x >> 4)) & 0x0f0f0f0fu;
+	return (x * 0x01010101u) >> 24;
+}
+
 /* EOF_POS summed over the words's EOF regions. */
 static inline uint64_t pte_pos_sum(const struct pte_pat *p, unsigned R)
 {

@@ -110,17 +110,3 @@ void pte_mvb_end(struct pte_mvb *v)
 	pte_mvb_close(v);
 	pte_mvb_runs(v);
 }
-
-void pte_mvb_apply(const struct pte_mvb *v, const struct pte_run *r, struct ptm_bus_in *b)
-{
-	(void)v;
-	if (r->kind == PTE_RUN_MOVE) {
-		b->mvb_vld = r->idx >= 32 ? 0xffffffffu : ((1u << r->idx) - 1u);
-		b->mvb_src_rdy = 1;
-		b->mvb_dst_rdy = 1;
-	} else {
-		b->mvb_vld = r->kind == PTE_RUN_STALL ? 1u : 0u;
-		b->mvb_src_rdy = r->kind == PTE_RUN_STALL;
-		b->mvb_dst_rdy = 0;
-	}
-}

@@ -107,34 +107,3 @@ void pte_wt_close(struct pte_wt *a)
 	a->carry_words = a->placed - a->S - a->carry_stall;
 	a->used = a->placed;
 }
-
-int pte_mfb_replay(struct pte_mfb *b, const struct pte_wop *log, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		const struct pte_wop *o = &log[i];
-		switch ((enum pte_wop_kind)o->op) {
-		case PTE_WOP_BEGIN:
-			pte_mfb_begin(b, o->n);
-			break;
-		case PTE_WOP_FRAMES:
-			pte_mfb_frames(b, o->items, o->k);
-			break;
-		case PTE_WOP_APART:
-			pte_mfb_frames_apart(b, o->items, o->k, o->n);
-			break;
-		case PTE_WOP_FLUSH:
-			pte_mfb_flush(b);
-			break;
-		case PTE_WOP_STALL:
-			pte_mfb_stall(b, o->n);
-			break;
-		case PTE_WOP_IDLE:
-			pte_mfb_idle(b, o->n);
-			break;
-		case PTE_WOP_CLOSE:
-			pte_mfb_close(b);
-			break;
-		}
-	}
-	return b->err;
-}

@@ -154,81 +154,6 @@ static inline int triple_ok(const struct dstream *d, unsigned s, const unsigned 
 	return 1;
 }
 
-/* Up to k deltas in a row, each in three edges (triple_ok holds before
- * each); returns the number of edges done. */
-static inline __attribute__((always_inline)) uint64_t triples(struct ptm_model *m,
-							    struct dstream *d, uint64_t k,
-							    const unsigned ns)
-{
-	struct ptm_acc *a = &m->acc;
-	uint64_t *const mem = a->mem;
-	const uint64_t cmask = a->cnt_mask;
-	const unsigned amask = 2 * a->entries - 1;
-	unsigned sel = a->sel, addr = 0;
-	uint64_t sum = 0, pa = 0, data = 0, done = 0;
-	for (;;) {
-		struct dstream *q = &d[sel];
-		struct ptm_asfifo *f = q->f;
-		/* RD: the ACC reads the head, the FIFO pops it */
-		const struct ptm_fifo_entry h = f->dout_reg2;
-		addr = (a->stream_base[sel] + h.index) & amask;
-		pa = mem[addr];
-		data = h.delta;
-		m->tx_last[sel].index = h.index;
-		m->tx_last[sel].delta = h.delta;
-		q->pops++;
-		f->dout_reg2 = f->dout_reg;
-		f->dout_reg = f->mem[f->rd_cnt_mem & f->mem_mask];
-		f->vld_reg = q->avail != 0;
-		const uint32_t moved = q->avail != 0;
-		f->rd_cnt = (f->rd_cnt + moved) & f->ptr_mask;
-		f->rd_cnt_mem = (f->rd_cnt_mem + moved) & f->mem_mask;
-		q->avail -= moved;
-		/* ADD: the read pointer register follows */
-		sum = (pa + data) & cmask;
-		f->rd_in_gray = asfifo_bin2gray(f->rd_cnt);
-		q->gray_moved |= (uint8_t)moved;
-		/* WR, and the next stream */
-		mem[addr] = sum;
-		done += 3;
-		unsigned next = ns;
-		for (unsigned i = 1; i <= ns; i++) {
-			unsigned j = sel + i;
-			j = j >= ns ? j - ns : j;
-			if (d[j].f->vld_reg2) {
-				next = j;
-				break;
-			}
-		}
-		if (next == ns || !f->vld_reg) {
-			/* idle next, or s may run dry: back to single edges,
-			 * with the state after this WR */
-			if (!f->vld_reg2 && !f->vld_reg && !q->avail)
-				ds_state(q);
-			a->state = next == ns ? PTM_ACC_IDLE : PTM_ACC_RD;
-			sel = next == ns ? sel : next;
-			break;
-		}
-		/* the others stay quiet: triple_ok(next) held before this
-		 * delta for all but sel, and sel is quiet after it (its head
-		 * still valid, neither synchronising nor moved): only next's
-		 * own part is left to ask */
-		sel = next;
-		if (--k == 0 || !triple_own(&d[sel])) {
-			a->state = PTM_ACC_RD;
-			break;
-		}
-	}
-	a->sel = sel;
-	a->addr = addr;
-	a->pa_dout = pa;
-	a->data = data;
-	a->sum = sum;
-	for (unsigned t = 0; t < ns; t++)
-		d[t].shifted = d[t].idle;
-	return done;
-}
-
 /*
  * triples() when every other stream is idle: the ACC serves stream s
  * alone, one delta per three edges, as long as an entry follows the head
@@ -279,6 +204,125 @@ static uint64_t solo(struct ptm_model *m, struct dstream *q, unsigned s, uint64_
 	q->pops += D;
 	q->shifted = 0;
 	return 3 * D;
+}
+
+/*
+ * Whole rounds of triples(): the streams whose heads are valid (vmask,
+ * from sel on, round robin) each pop a delta per round, each keeping a
+ * next entry (avail >= R) for R rounds, |S| R <= k.  The streams' deltas
+ * go to parts of the counter memory of their own, so each stream's R of
+ * them can go in one go (solo), in the order of the round: the ACC's
+ * registers are the last one's.  Returns the deltas done, 0 when not even
+ * one round (a stream has no next entry, or synchronises, or moved).
+ */
+static uint64_t rounds(struct ptm_model *m, struct dstream *d, uint64_t k, unsigned sel,
+		       uint32_t vmask)
+{
+	uint64_t R = UINT64_MAX, nset = 0;
+	for (uint32_t v = vmask; v; v &= v - 1, nset++) {
+		const struct dstream *q = &d[__builtin_ctz(v)];
+		if (!triple_own(q))
+			return 0;
+		if (q->avail < R)
+			R = q->avail;
+	}
+	if (!nset)
+		return 0;
+	if (R > k / nset)
+		R = k / nset;
+	if (!R)
+		return 0;
+	const uint32_t from = vmask & ~((1u << sel) - 1u), before = vmask & ((1u << sel) - 1u);
+	for (uint32_t v = from; v; v &= v - 1)
+		solo(m, &d[__builtin_ctz(v)], (unsigned)__builtin_ctz(v), R);
+	for (uint32_t v = before; v; v &= v - 1)
+		solo(m, &d[__builtin_ctz(v)], (unsigned)__builtin_ctz(v), R);
+	return nset * R;
+}
+
+/* Up to k deltas in a row, each in three edges (triple_ok holds before
+ * each); returns the number of edges done. */
+static inline __attribute__((always_inline)) uint64_t triples(struct ptm_model *m,
+							    struct dstream *d, uint64_t k,
+							    const unsigned ns)
+{
+	struct ptm_acc *a = &m->acc;
+	uint64_t *const mem = a->mem;
+	const uint64_t cmask = a->cnt_mask;
+	const unsigned amask = 2 * a->entries - 1;
+	unsigned sel = a->sel, addr = 0;
+	uint64_t sum = 0, pa = 0, data = 0, done = 0;
+	/* the streams whose head is valid: the others are quiet and sel
+	 * keeps its head valid (it stops when the next would not be), so
+	 * this stays as it is during the run */
+	uint32_t vmask = 0;
+	for (unsigned t = 0; t < ns; t++)
+		vmask |= (uint32_t)(d[t].f->vld_reg2 != 0) << t;
+	const uint64_t r = rounds(m, d, k, sel, vmask);
+	if (r) {
+		/* back at sel, state RD, the ACC's registers of the last delta */
+		done = 3 * r;
+		addr = a->addr;
+		pa = a->pa_dout;
+		data = a->data;
+		sum = a->sum;
+		k -= r;
+	}
+	while (k) {
+		struct dstream *q = &d[sel];
+		struct ptm_asfifo *f = q->f;
+		/* RD: the ACC reads the head, the FIFO pops it */
+		const struct ptm_fifo_entry h = f->dout_reg2;
+		addr = (a->stream_base[sel] + h.index) & amask;
+		pa = mem[addr];
+		data = h.delta;
+		m->tx_last[sel].index = h.index;
+		m->tx_last[sel].delta = h.delta;
+		q->pops++;
+		f->dout_reg2 = f->dout_reg;
+		f->dout_reg = f->mem[f->rd_cnt_mem & f->mem_mask];
+		f->vld_reg = q->avail != 0;
+		const uint32_t moved = q->avail != 0;
+		f->rd_cnt = (f->rd_cnt + moved) & f->ptr_mask;
+		f->rd_cnt_mem = (f->rd_cnt_mem + moved) & f->mem_mask;
+		q->avail -= moved;
+		/* ADD: the read pointer register follows */
+		sum = (pa + data) & cmask;
+		f->rd_in_gray = asfifo_bin2gray(f->rd_cnt);
+		q->gray_moved |= (uint8_t)moved;
+		/* WR, and the next stream */
+		mem[addr] = sum;
+		done += 3;
+		/* the first valid head after sel, round robin (sel at last) */
+		const uint32_t after = vmask & ~((2u << sel) - 1u);
+		const unsigned next = vmask ? (unsigned)__builtin_ctz(after ? after : vmask) : ns;
+		if (next == ns || !f->vld_reg) {
+			/* idle next, or s may run dry: back to single edges,
+			 * with the state after this WR */
+			if (!f->vld_reg2 && !f->vld_reg && !q->avail)
+				ds_state(q);
+			a->state = next == ns ? PTM_ACC_IDLE : PTM_ACC_RD;
+			sel = next == ns ? sel : next;
+			break;
+		}
+		/* the others stay quiet: triple_ok(next) held before this
+		 * delta for all but sel, and sel is quiet after it (its head
+		 * still valid, neither synchronising nor moved): only next's
+		 * own part is left to ask */
+		sel = next;
+		if (--k == 0 || !triple_own(&d[sel])) {
+			a->state = PTM_ACC_RD;
+			break;
+		}
+	}
+	a->sel = sel;
+	a->addr = addr;
+	a->pa_dout = pa;
+	a->data = data;
+	a->sum = sum;
+	for (unsigned t = 0; t < ns; t++)
+		d[t].shifted = d[t].idle;
+	return done;
 }
 
 /* Up to n edges of the run; the number done (n, or fewer when the run

@@ -373,9 +373,24 @@ static void lz_slot(ptm_probe *p, uint64_t tau)
 	SLOT_WRITE(p->wr_en, p->wr_data.index, p->wr_data.delta);
 	lz_capture(p, slot, tau);
 	SLOT_WRITE(0, 0, 0);
-	for (unsigned g = 0; g + 1 < G; g++) {
-		const unsigned ch = g * GROUP_SIZE + slot;
-		SLOT_WRITE(ch < p->channels, ch, p->grp_val[g]);
+	if (!full && used + (G - 1) <= items) {
+		/* room for all: groups 0 .. GROUPS-2 hold no padding channel */
+		for (unsigned g = 0; g + 1 < G; g++) {
+			struct ptm_fifo_entry *e = &f->mem[(wc + g) & mm];
+			e->index = (uint16_t)(g * GROUP_SIZE + slot);
+			e->delta = p->grp_val[g];
+		}
+		wc_last = (wc + G - 2) & pm;
+		last_en = 1;
+		wc = (wc + G - 1) & pm;
+		used += G - 1;
+		writes += G - 1;
+		full = used == items;
+	} else {
+		for (unsigned g = 0; g + 1 < G; g++) {
+			const unsigned ch = g * GROUP_SIZE + slot;
+			SLOT_WRITE(ch < p->channels, ch, p->grp_val[g]);
+		}
 	}
 #undef SLOT_WRITE
 	const unsigned ch = (G - 1) * GROUP_SIZE + slot;
@@ -517,8 +532,8 @@ struct lz_cursor {
 	unsigned i;
 };
 
-static void lz_bus_upto(ptm_probe *p, unsigned b, const struct ptm_bus_run *run, unsigned n,
-			struct lz_cursor *c, uint64_t upto)
+ALWAYS_INLINE void lz_bus_upto(ptm_probe *p, unsigned b, const struct ptm_bus_run *run,
+			       unsigned n, struct lz_cursor *c, uint64_t upto)
 {
 	while (c->i < n && c->start <= upto) {
 		const struct ptm_bus_in *in = &run[c->i].in;
