@@ -504,9 +504,11 @@ void pte_brake_runs(struct ep *e, uint64_t E);
 
 /* ---- requests to TLPs (rq.c) ------------------------------------------------- */
 
-/* The next step of the RQ bus at its current time: a burst of writes, a
- * group of reads, or the cycles they wait. */
-int pte_rq_step(struct ep *e, int64_t T0, uint64_t S);
+/* The next steps of the RQ bus from its current time, each a burst of
+ * writes, a group of reads, or the cycles they wait: one, then more while
+ * RQ is before slice cycle `until` (RC's time or the end of the slice,
+ * whichever is first: RQ's steps leave RC's time as it is). */
+int pte_rq_steps(struct ep *e, int64_t T0, uint64_t S, uint64_t until);
 
 /* ---- host and the completion stream (host.c) ---------------------------------- */
 

@@ -41,7 +41,8 @@ static int builders_err(const struct ep *e, unsigned nports)
 	return rc;
 }
 
-/* RQ and RC of one endpoint in time order: whichever is behind goes next. */
+/* RQ and RC of one endpoint in time order: whichever is behind goes next
+ * (RC when both are at the same cycle; RQ for its steps up to RC). */
 static int pcie_steps(struct ep *e, int64_t T0, uint64_t S)
 {
 	int rc = 0;
@@ -54,7 +55,7 @@ static int pcie_steps(struct ep *e, int64_t T0, uint64_t S)
 		if (rc_more && (!rq_more || trc <= trq))
 			rc = pte_rc_step(e, T0, S, rq_more);
 		else
-			rc = pte_rq_step(e, T0, S);
+			rc = pte_rq_steps(e, T0, S, rc_more ? trc : S);
 	}
 	return rc ? rc : pte_apply_releases(e, T0 + (int64_t)S - 1, T0);
 }

@@ -7,7 +7,8 @@
  * RQ data stream.  A group of reads needs its tags, storage FIFO words and
  * completion header credits at once; the first one missing is the BRAKE
  * reason of every cycle it waits.  One step of the RQ bus at a time:
- * pte_rq_step picks a write burst, a read group, or the wait.
+ * rq_step picks a write burst, a read group, or the wait; pte_rq_steps
+ * takes them while RQ is behind RC.
  */
 #include <errno.h>
 #include <string.h>
@@ -896,7 +897,8 @@ static int group_fits_surely(const struct ep *e, const struct tlp_need *first)
 
 /* ---- one step ---------------------------------------------------------------------- */
 
-int pte_rq_step(struct ep *e, int64_t T0, uint64_t S)
+/* One step of RQ at its current time (pte_rq_steps). */
+static inline int rq_step(struct ep *e, int64_t T0, uint64_t S)
 {
 	uint64_t trq = pte_wt_used(&e->rq);
 	int64_t now = T0 + (int64_t)trq;
@@ -938,4 +940,14 @@ int pte_rq_step(struct ep *e, int64_t T0, uint64_t S)
 	if (!link_ready(e, now, trq, S))
 		return 0;
 	return read_group(e, T0, trq, now, r, chunk, &first);
+}
+
+int pte_rq_steps(struct ep *e, int64_t T0, uint64_t S, uint64_t until)
+{
+	int rc;
+
+	do
+		rc = rq_step(e, T0, S);
+	while (!rc && pte_wt_used(&e->rq) < until);
+	return rc;
 }
