@@ -60,7 +60,7 @@ static void rc_wait(struct ep *e, int64_t T0, uint64_t S, int rq_active, int64_t
 }
 
 /* Tags and header credits of a group come back with its completions. */
-static int rc_release(struct ep *e, struct ent *x, const struct cpl_run *cr, int64_t tnow)
+static inline int rc_release(struct ep *e, struct ent *x, const struct cpl_run *cr, int64_t tnow)
 {
 	uint32_t tg = x->tags, ch = x->cplh; /* all with the group's last completion */
 	if (cr->count || x->cur + 1 != x->nrun) {
