@@ -551,8 +551,10 @@ static void read_wait(struct ep *e, int64_t T0, uint64_t S, uint64_t trq, enum p
 		int64_t rel = pte_next_release(e);
 		if (rel - T0 < (int64_t)until)
 			until = (uint64_t)(rel - T0);
-	} else if (why == PTE_BRAKE_TAG_NOT_READY && pte_next_ready(e) != INT64_MAX) {
-		until = (uint64_t)(pte_next_ready(e) - T0);
+	} else if (why == PTE_BRAKE_TAG_NOT_READY) {
+		int64_t ready = pte_next_ready(e);
+		if (ready != INT64_MAX)
+			until = (uint64_t)(ready - T0);
 	} else if (why == PTE_BRAKE_NO_SPACE && !e->push.held) {
 		/* completions come in and leave towards the DMA */
 		until = trc < S ? trc : S;
