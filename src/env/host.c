@@ -42,7 +42,7 @@ static void rc_idle(struct ep *e, uint64_t S, uint64_t n)
 	pte_wt_flush(&e->rc);
 	uint64_t trc = pte_wt_used(&e->rc);
 	if (trc < S)
-		pte_wt_idle(&e->rc, n < S - trc ? n : S - trc);
+		pte_wt_idle_flushed(&e->rc, n < S - trc ? n : S - trc);
 }
 
 /* Nothing has arrived: RC idles until the first group does, or until a

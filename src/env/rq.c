@@ -570,7 +570,7 @@ static void read_wait(struct ep *e, int64_t T0, uint64_t S, uint64_t trq, enum p
 	if (until <= trq)
 		until = trq + 1;
 	e->brk.cyc[why] += until - trq;
-	pte_wt_idle(&e->rq, until - trq);
+	pte_wt_idle_flushed(&e->rq, until - trq);
 }
 
 /* ---- a group of reads --------------------------------------------------------------- */
@@ -913,7 +913,7 @@ static inline int rq_step(struct ep *e, int64_t T0, uint64_t S)
 	struct req *r = pte_reqq_head(&e->ptc.in);
 	if (!r) {
 		pte_wt_flush(&e->rq);
-		pte_wt_idle(&e->rq, S - pte_wt_used(&e->rq));
+		pte_wt_idle_flushed(&e->rq, S - pte_wt_used(&e->rq));
 		return 0;
 	}
 	if (r->write) {
