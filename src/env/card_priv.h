@@ -91,6 +91,7 @@ struct cpl_size {
 /* The host's answers. */
 struct host {
 	double lat_mean, lat_jit;  /* PCIe cycles */
+	double lat_lo, lat_span;   /* mean - jitter, 2 x jitter (the draws' terms) */
 	double ns_per_cycle;
 	int64_t lat_min;
 	unsigned cpl_bytes;        /* completion size */
@@ -551,7 +552,27 @@ int pte_rq_steps(struct ep *e, int64_t T0, uint64_t S, uint64_t until);
 
 /* ---- host and the completion stream (host.c) ---------------------------------- */
 
-int64_t pte_host_latency(struct ep *e);
+/* The host's latency for a group of reads in PCIe cycles (at least 1): a
+ * draw of the scenario's distribution, rounded to the nearest.  Inline:
+ * one per group (the exponential draw out of line). */
+double pte_host_latency_exp(struct ep *e);
+static inline int64_t pte_host_latency(struct ep *e)
+{
+	const struct host *h = &e->host;
+	double l;
+
+	if (e->cfg->lat_kind == PTE_LAT_FIXED)
+		l = h->lat_mean;
+	else if (e->cfg->lat_kind == PTE_LAT_UNIFORM)
+		l = h->lat_lo + h->lat_span * pte_rng_unit(&e->host.rng);
+	else
+		l = pte_host_latency_exp(e);
+	if (!(l >= 1.0))
+		return 1;
+	/* llround for a positive l: the fraction l - floor(l) is exact */
+	int64_t c = (int64_t)l;
+	return c + (l - (double)c >= 0.5);
+}
 /* The next step of the RC bus: completions of the first group, or idle. */
 int pte_rc_step(struct ep *e, int64_t T0, uint64_t S, int rq_active);
 

@@ -12,28 +12,11 @@
 
 #include "env/card_priv.h"
 
-int64_t pte_host_latency(struct ep *e)
+/* An exponential draw of the host's latency, in PCIe cycles (not rounded). */
+double pte_host_latency_exp(struct ep *e)
 {
-	const struct host *h = &e->host;
-	double l;
-	switch (e->cfg->lat_kind) {
-	case PTE_LAT_FIXED:
-		l = h->lat_mean;
-		break;
-	case PTE_LAT_UNIFORM:
-		l = h->lat_mean - h->lat_jit + 2.0 * h->lat_jit * pte_rng_unit(&e->host.rng);
-		break;
-	default: {
-		double u = pte_rng_unit(&e->host.rng);
-		l = h->lat_mean - h->lat_jit - h->lat_jit * log(1.0 - u);
-		break;
-	}
-	}
-	if (!(l >= 1.0))
-		return 1;
-	/* llround for a positive l: the fraction l - floor(l) is exact */
-	int64_t c = (int64_t)l;
-	return c + (l - (double)c >= 0.5);
+	double u = pte_rng_unit(&e->host.rng);
+	return e->host.lat_lo - e->host.lat_jit * log(1.0 - u);
 }
 
 /* RC idles n cycles (at most to the end of the slice). */
