@@ -306,6 +306,8 @@ static void ep_params(struct pte_card *c, struct ep *e, const struct ptm_generic
 	e->host.ns_per_cycle = 1e9 / fp;
 	e->host.lat_mean = cfg->latency_ns * fp / 1e9;
 	e->host.lat_jit = cfg->jitter_ns * fp / 1e9;
+	e->host.lat_lo = e->host.lat_mean - e->host.lat_jit;
+	e->host.lat_span = 2.0 * e->host.lat_jit;
 	e->host.lat_min = (int64_t)floor(e->host.lat_mean - e->host.lat_jit);
 	if (e->host.lat_min < 1)
 		e->host.lat_min = 1;

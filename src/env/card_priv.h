@@ -91,6 +91,7 @@ struct cpl_size {
 /* The host's answers. */
 struct host {
 	double lat_mean, lat_jit;  /* PCIe cycles */
+	double lat_lo, lat_span;   /* mean - jitter, 2 x jitter (the draws' terms) */
 	double ns_per_cycle;
 	int64_t lat_min;
 	unsigned cpl_bytes;        /* completion size */
@@ -443,8 +444,47 @@ static inline uint32_t pte_st_free(const struct ep *e)
 }
 /* Tags and credits that came back by `now`; T0 = start of the slice.
  * rel_due says when the next release happens or the first released tag
- * gets ready, whichever is first (a lower bound: _due recomputes it). */
-int pte_apply_releases_due(struct ep *e, int64_t now, int64_t T0);
+ * gets ready, whichever is first (a lower bound: _due recomputes it).
+ * One queue of releases (tags and credits coming back, in time order):
+ * those from head to head + applied have happened, and their tags get to
+ * the tag FIFO's read port tag_ready_delay cycles after theirs.  Inline:
+ * the RQ asks at every step (half of its calls only find tags ready). */
+static inline int pte_apply_releases_due(struct ep *e, int64_t now, int64_t T0)
+{
+	struct ptc *p = &e->ptc;
+	struct evq *q = &p->rel;
+	const int64_t delay = e->cfg->tag_ready_delay;
+	const struct ev *ring = q->q;
+	const unsigned m = q->cap - 1, n = q->n; /* in registers past pte_lvl_set */
+	unsigned head = q->head, applied = q->applied;
+	int64_t next = INT64_MAX, ready = INT64_MAX;
+
+	for (; applied < n; applied++) {
+		const struct ev *v = &ring[(head + applied) & m];
+		if (v->t > now) {
+			next = v->t;
+			break;
+		}
+		p->tags_used -= v->tags;
+		p->cplh_used -= v->cplh;
+		p->notready += v->tags;
+		int64_t rt = v->t - T0;
+		pte_lvl_set(&e->tagl, rt > 0 ? (uint64_t)rt : 0, p->tags_pool - p->tags_used);
+	}
+	unsigned popped = 0;
+	for (; applied; applied--, popped++, head = (head + 1) & m) {
+		if (ring[head].t + delay > now) {
+			ready = ring[head].t + delay;
+			break;
+		}
+		p->notready -= ring[head].tags;
+	}
+	q->n = n - popped;
+	q->head = head;
+	q->applied = applied;
+	p->rel_due = next < ready ? next : ready;
+	return 0;
+}
 static inline int pte_apply_releases(struct ep *e, int64_t now, int64_t T0)
 {
 	return e->ptc.rel_due <= now ? pte_apply_releases_due(e, now, T0) : 0;
@@ -504,13 +544,35 @@ void pte_brake_runs(struct ep *e, uint64_t E);
 
 /* ---- requests to TLPs (rq.c) ------------------------------------------------- */
 
-/* The next step of the RQ bus at its current time: a burst of writes, a
- * group of reads, or the cycles they wait. */
-int pte_rq_step(struct ep *e, int64_t T0, uint64_t S);
+/* The next steps of the RQ bus from its current time, each a burst of
+ * writes, a group of reads, or the cycles they wait: one, then more while
+ * RQ is before slice cycle `until` (RC's time or the end of the slice,
+ * whichever is first: RQ's steps leave RC's time as it is). */
+int pte_rq_steps(struct ep *e, int64_t T0, uint64_t S, uint64_t until);
 
 /* ---- host and the completion stream (host.c) ---------------------------------- */
 
-int64_t pte_host_latency(struct ep *e);
+/* The host's latency for a group of reads in PCIe cycles (at least 1): a
+ * draw of the scenario's distribution, rounded to the nearest.  Inline:
+ * one per group (the exponential draw out of line). */
+double pte_host_latency_exp(struct ep *e);
+static inline int64_t pte_host_latency(struct ep *e)
+{
+	const struct host *h = &e->host;
+	double l;
+
+	if (e->cfg->lat_kind == PTE_LAT_FIXED)
+		l = h->lat_mean;
+	else if (e->cfg->lat_kind == PTE_LAT_UNIFORM)
+		l = h->lat_lo + h->lat_span * pte_rng_unit(&e->host.rng);
+	else
+		l = pte_host_latency_exp(e);
+	if (!(l >= 1.0))
+		return 1;
+	/* llround for a positive l: the fraction l - floor(l) is exact */
+	int64_t c = (int64_t)l;
+	return c + (l - (double)c >= 0.5);
+}
 /* The next step of the RC bus: completions of the first group, or idle. */
 int pte_rc_step(struct ep *e, int64_t T0, uint64_t S, int rq_active);
 

@@ -41,20 +41,20 @@ static int builders_err(const struct ep *e, unsigned nports)
 	return rc;
 }
 
-/* RQ and RC of one endpoint in time order: whichever is behind goes next. */
+/* RQ and RC of one endpoint in time order: whichever is behind goes next
+ * (RC when both are at the same cycle; RQ for its steps up to RC). */
 static int pcie_steps(struct ep *e, int64_t T0, uint64_t S)
 {
 	int rc = 0;
 
 	while (!rc) {
 		uint64_t trq = pte_wt_used(&e->rq), trc = pte_wt_used(&e->rc);
-		int rq_more = trq < S, rc_more = trc < S;
-		if (!rq_more && !rc_more)
-			break;
-		if (rc_more && (!rq_more || trc <= trq))
-			rc = pte_rc_step(e, T0, S, rq_more);
+		if (trc < S && trc <= trq) /* so also when RQ is at the end */
+			rc = pte_rc_step(e, T0, S, trq < S);
+		else if (trq < S)
+			rc = pte_rq_steps(e, T0, S, trc < S ? trc : S);
 		else
-			rc = pte_rq_step(e, T0, S);
+			break;
 	}
 	return rc ? rc : pte_apply_releases(e, T0 + (int64_t)S - 1, T0);
 }

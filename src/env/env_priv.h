@@ -471,6 +471,14 @@ static inline void pte_wt_idle(struct pte_wt *a, uint64_t n)
 	pte_wt_idle_clip(a, n);
 	pte_wt_reuse(a);
 }
+/* As pte_wt_idle right after pte_wt_flush (no word open, no frames held
+ * back: nothing to settle, the cycles used are those placed). */
+static inline void pte_wt_idle_flushed(struct pte_wt *a, uint64_t n)
+{
+	pte_wt_log_cycles(a, PTE_WOP_IDLE, n);
+	pte_wt_idle_clip(a, n);
+	a->used = a->placed;
+}
 void pte_wt_close(struct pte_wt *a);
 /* The calls of a log on the word builder.  Its error (0 or -ENOMEM). */
 int pte_mfb_replay(struct pte_mfb *b, const struct pte_wop *log, size_t n);

@@ -12,28 +12,11 @@
 
 #include "env/card_priv.h"
 
-int64_t pte_host_latency(struct ep *e)
+/* An exponential draw of the host's latency, in PCIe cycles (not rounded). */
+double pte_host_latency_exp(struct ep *e)
 {
-	const struct host *h = &e->host;
-	double l;
-	switch (e->cfg->lat_kind) {
-	case PTE_LAT_FIXED:
-		l = h->lat_mean;
-		break;
-	case PTE_LAT_UNIFORM:
-		l = h->lat_mean - h->lat_jit + 2.0 * h->lat_jit * pte_rng_unit(&e->host.rng);
-		break;
-	default: {
-		double u = pte_rng_unit(&e->host.rng);
-		l = h->lat_mean - h->lat_jit - h->lat_jit * log(1.0 - u);
-		break;
-	}
-	}
-	if (!(l >= 1.0))
-		return 1;
-	/* llround for a positive l: the fraction l - floor(l) is exact */
-	int64_t c = (int64_t)l;
-	return c + (l - (double)c >= 0.5);
+	double u = pte_rng_unit(&e->host.rng);
+	return e->host.lat_lo - e->host.lat_jit * log(1.0 - u);
 }
 
 /* RC idles n cycles (at most to the end of the slice). */
@@ -42,7 +25,7 @@ static void rc_idle(struct ep *e, uint64_t S, uint64_t n)
 	pte_wt_flush(&e->rc);
 	uint64_t trc = pte_wt_used(&e->rc);
 	if (trc < S)
-		pte_wt_idle(&e->rc, n < S - trc ? n : S - trc);
+		pte_wt_idle_flushed(&e->rc, n < S - trc ? n : S - trc);
 }
 
 /* Nothing has arrived: RC idles until the first group does, or until a
@@ -60,7 +43,7 @@ static void rc_wait(struct ep *e, int64_t T0, uint64_t S, int rq_active, int64_t
 }
 
 /* Tags and header credits of a group come back with its completions. */
-static int rc_release(struct ep *e, struct ent *x, const struct cpl_run *cr, int64_t tnow)
+static inline int rc_release(struct ep *e, struct ent *x, const struct cpl_run *cr, int64_t tnow)
 {
 	uint32_t tg = x->tags, ch = x->cplh; /* all with the group's last completion */
 	if (cr->count || x->cur + 1 != x->nrun) {

@@ -91,46 +91,6 @@ void pte_lvl_runs(struct lvl *l)
 
 /* ---- tags and credits coming back ----------------------------------------- */
 
-/* One queue of releases (tags and credits coming back, in time order):
- * those from head to head + applied have happened, and their tags get to
- * the tag FIFO's read port tag_ready_delay cycles after theirs. */
-int pte_apply_releases_due(struct ep *e, int64_t now, int64_t T0)
-{
-	struct ptc *p = &e->ptc;
-	struct evq *q = &p->rel;
-	const int64_t delay = e->cfg->tag_ready_delay;
-	const struct ev *ring = q->q;
-	const unsigned m = q->cap - 1, n = q->n; /* in registers past pte_lvl_set */
-	unsigned head = q->head, applied = q->applied;
-	int64_t next = INT64_MAX, ready = INT64_MAX;
-
-	for (; applied < n; applied++) {
-		const struct ev *v = &ring[(head + applied) & m];
-		if (v->t > now) {
-			next = v->t;
-			break;
-		}
-		p->tags_used -= v->tags;
-		p->cplh_used -= v->cplh;
-		p->notready += v->tags;
-		int64_t rt = v->t - T0;
-		pte_lvl_set(&e->tagl, rt > 0 ? (uint64_t)rt : 0, p->tags_pool - p->tags_used);
-	}
-	unsigned popped = 0;
-	for (; applied; applied--, popped++, head = (head + 1) & m) {
-		if (ring[head].t + delay > now) {
-			ready = ring[head].t + delay;
-			break;
-		}
-		p->notready -= ring[head].tags;
-	}
-	q->n = n - popped;
-	q->head = head;
-	q->applied = applied;
-	p->rel_due = next < ready ? next : ready;
-	return 0;
-}
-
 /* ---- the DOWN push ----------------------------------------------------------- */
 
 void pte_push_begin(struct ep *e, uint64_t S, uint64_t d_next)

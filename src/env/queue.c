@@ -66,40 +66,6 @@ void pte_reqq_fini(struct reqq *q)
 	q->q = NULL;
 }
 
-int pte_reqq_push(struct reqq *q, int write, unsigned port, uint32_t size, uint32_t stride,
-		  uint64_t addr, uint64_t k)
-{
-	if (k == 0)
-		return 0;
-	if (q->n) {
-		struct req *t = &q->q[pte_ring_tail(q->head, q->n, q->cap)];
-		if (t->write == write && t->port == port && t->size == size &&
-		    t->stride == stride && t->addr + t->count * stride == addr) {
-			t->count += k;
-			q->reqs += k;
-			if (write)
-				q->bytes += k * size;
-			return 0;
-		}
-	}
-	if (q->n == q->lim)
-		return -ENOSPC;
-	struct req *r = &q->q[(q->head + q->n) & (q->cap - 1)];
-	r->write = (uint8_t)write;
-	r->port = (uint8_t)port;
-	r->size = size;
-	r->stride = stride;
-	r->addr = addr;
-	r->count = k;
-	r->off = 0;
-	r->alike = 0;
-	q->n++;
-	q->reqs += k;
-	if (write)
-		q->bytes += k * size;
-	return 0;
-}
-
 int pte_fq_init(struct fq *q, unsigned cap)
 {
 	void *b;

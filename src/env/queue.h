@@ -16,6 +16,7 @@
 #ifndef PT_ENV_QUEUE_H
 #define PT_ENV_QUEUE_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -82,8 +83,39 @@ static inline void pte_reqq_pop(struct reqq *q)
 
 /* Append k requests (merged with the tail when they continue it).  0, or
  * -ENOSPC when the queue of runs is full (its owner waits). */
-int pte_reqq_push(struct reqq *q, int write, unsigned port, uint32_t size, uint32_t stride,
-		  uint64_t addr, uint64_t k);
+static inline int pte_reqq_push(struct reqq *q, int write, unsigned port, uint32_t size,
+				uint32_t stride, uint64_t addr, uint64_t k)
+{
+	if (k == 0)
+		return 0;
+	if (q->n) {
+		struct req *t = &q->q[pte_ring_tail(q->head, q->n, q->cap)];
+		if (t->write == write && t->port == port && t->size == size &&
+		    t->stride == stride && t->addr + t->count * stride == addr) {
+			t->count += k;
+			q->reqs += k;
+			if (write)
+				q->bytes += k * size;
+			return 0;
+		}
+	}
+	if (q->n == q->lim)
+		return -ENOSPC;
+	struct req *r = &q->q[(q->head + q->n) & (q->cap - 1)];
+	r->write = (uint8_t)write;
+	r->port = (uint8_t)port;
+	r->size = size;
+	r->stride = stride;
+	r->addr = addr;
+	r->count = k;
+	r->off = 0;
+	r->alike = 0;
+	q->n++;
+	q->reqs += k;
+	if (write)
+		q->bytes += k * size;
+	return 0;
+}
 
 /* ---- stored completions ------------------------------------------------- */
 

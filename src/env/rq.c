@@ -7,7 +7,8 @@
  * RQ data stream.  A group of reads needs its tags, storage FIFO words and
  * completion header credits at once; the first one missing is the BRAKE
  * reason of every cycle it waits.  One step of the RQ bus at a time:
- * pte_rq_step picks a write burst, a read group, or the wait.
+ * rq_step picks a write burst, a read group, or the wait; pte_rq_steps
+ * takes them while RQ is behind RC.
  */
 #include <errno.h>
 #include <string.h>
@@ -550,8 +551,10 @@ static void read_wait(struct ep *e, int64_t T0, uint64_t S, uint64_t trq, enum p
 		int64_t rel = pte_next_release(e);
 		if (rel - T0 < (int64_t)until)
 			until = (uint64_t)(rel - T0);
-	} else if (why == PTE_BRAKE_TAG_NOT_READY && pte_next_ready(e) != INT64_MAX) {
-		until = (uint64_t)(pte_next_ready(e) - T0);
+	} else if (why == PTE_BRAKE_TAG_NOT_READY) {
+		int64_t ready = pte_next_ready(e);
+		if (ready != INT64_MAX)
+			until = (uint64_t)(ready - T0);
 	} else if (why == PTE_BRAKE_NO_SPACE && !e->push.held) {
 		/* completions come in and leave towards the DMA */
 		until = trc < S ? trc : S;
@@ -567,7 +570,7 @@ static void read_wait(struct ep *e, int64_t T0, uint64_t S, uint64_t trq, enum p
 	if (until <= trq)
 		until = trq + 1;
 	e->brk.cyc[why] += until - trq;
-	pte_wt_idle(&e->rq, until - trq);
+	pte_wt_idle_flushed(&e->rq, until - trq);
 }
 
 /* ---- a group of reads --------------------------------------------------------------- */
@@ -896,7 +899,8 @@ static int group_fits_surely(const struct ep *e, const struct tlp_need *first)
 
 /* ---- one step ---------------------------------------------------------------------- */
 
-int pte_rq_step(struct ep *e, int64_t T0, uint64_t S)
+/* One step of RQ at its current time (pte_rq_steps). */
+static inline int rq_step(struct ep *e, int64_t T0, uint64_t S)
 {
 	uint64_t trq = pte_wt_used(&e->rq);
 	int64_t now = T0 + (int64_t)trq;
@@ -909,7 +913,7 @@ int pte_rq_step(struct ep *e, int64_t T0, uint64_t S)
 	struct req *r = pte_reqq_head(&e->ptc.in);
 	if (!r) {
 		pte_wt_flush(&e->rq);
-		pte_wt_idle(&e->rq, S - pte_wt_used(&e->rq));
+		pte_wt_idle_flushed(&e->rq, S - pte_wt_used(&e->rq));
 		return 0;
 	}
 	if (r->write) {
@@ -938,4 +942,14 @@ int pte_rq_step(struct ep *e, int64_t T0, uint64_t S)
 	if (!link_ready(e, now, trq, S))
 		return 0;
 	return read_group(e, T0, trq, now, r, chunk, &first);
+}
+
+int pte_rq_steps(struct ep *e, int64_t T0, uint64_t S, uint64_t until)
+{
+	int rc;
+
+	do
+		rc = rq_step(e, T0, S);
+	while (!rc && pte_wt_used(&e->rq) < until);
+	return rc;
 }
