@@ -3,8 +3,9 @@
  *
  * rng.c    random numbers                queue.c  queues and the heap
  * dma.c    DMA ports (UP, DOWN)          ptc.c    PTC resources, DOWN push
- * rq.c     PTC requests -> RQ TLPs       host.c   host latency, RC stream
- * link.c   the PCIe link                 emit.c   snapshots -> the model's runs
+ * rq.c     PTC reads -> RQ TLPs          host.c   host latency, RC stream
+ * writes.c PTC writes -> RQ TLPs         link.c   the PCIe link
+ * emit.c   snapshots -> the model's runs
  * engine.c the slice engine, the threads card.c   the public API (env.h)
  * (the word builders, scenarios and allocation: env_priv.h)
  *
@@ -542,7 +543,27 @@ void pte_push_end(struct ep *e, uint64_t S);
 void pte_brake_close(struct ep *e, uint64_t S);
 void pte_brake_runs(struct ep *e, uint64_t E);
 
-/* ---- requests to TLPs (rq.c) ------------------------------------------------- */
+/* ---- requests to TLPs (rq.c, writes.c) ---------------------------------------- */
+
+/* The head request has gone out to its end: one request of its run is
+ * consumed.  Returns 1 when it was the last one (the run is popped). */
+static inline int pte_req_consumed(struct ep *e, struct req *r)
+{
+	r->off = 0;
+	r->count--;
+	r->addr += r->stride;
+	e->ptc.in.reqs--;
+	e->ptc.consumed_reqs++;
+	if (r->count)
+		return 0;
+	pte_reqq_pop(&e->ptc.in);
+	return 1;
+}
+
+/* A burst of write requests from the head one r (RQ at slice cycle `now`
+ * - T0 of S), back to back while the Hard IP takes them: the TLPs of a
+ * request leave at the time of its first one. */
+void pte_write_burst(struct ep *e, int64_t T0, uint64_t S, struct req *r, int64_t now);
 
 /* The next steps of the RQ bus from its current time, each a burst of
  * writes, a group of reads, or the cycles they wait: one, then more while
