@@ -147,26 +147,63 @@ struct fifo_cap {
  * and reg regions: their own sizes and what the DMA side takes in the next
  * slice, in frames by data (at the mean regions per frame of what they
  * hold) and by headers. */
+/* The frames the DMA side of the port takes in the next slice from FIFOs
+ * holding *f (at the mean regions per frame they hold; reg regions a frame
+ * when they hold none): min(cap_hdr, floor(cap_reg * h / r)).
+ * port_capacity() done. */
+static inline uint64_t caps_frames(const struct port *pt, uint64_t reg, const struct fifo_fill *f)
+{
+	/* min(cap_hdr, floor(x / y)) is cap_hdr when x >= cap_hdr * y: no
+	 * division then (nor for the drain against cap_words) */
+	if (f->h && f->r)
+		return pt->cap_reg * f->h >= pt->cap_hdr * f->r ? pt->cap_hdr
+								 : pt->cap_reg * f->h / f->r;
+	return pte_min64(pt->cap_hdr, pt->cap_reg / (reg ? reg : 1));
+}
+
+/* The data words that many frames drain from FIFOs holding *f, f->h > 0
+ * (at the mean words per header they hold): min(cap_words, floor(frames
+ * * w / h)).  port_capacity() done. */
+static inline uint64_t caps_drain(const struct port *pt, uint64_t frames, const struct fifo_fill *f)
+{
+	return frames * f->w >= pt->cap_words * f->h ? pt->cap_words : frames * f->w / f->h;
+}
+
 static struct fifo_cap fifo_caps(struct ep *e, struct port *pt, unsigned port, uint64_t w,
 				 uint64_t reg, const struct fifo_fill *f)
 {
 	port_capacity(e, pt, port);
-	/* min(cap_hdr, floor(x / y)) is cap_hdr when x >= cap_hdr * y: no
-	 * division then (nor for the drain against cap_words) */
-	uint64_t frames;
-	if (f->h && f->r)
-		frames = pt->cap_reg * f->h >= pt->cap_hdr * f->r ? pt->cap_hdr
-								   : pt->cap_reg * f->h / f->r;
-	else
-		frames = pte_min64(pt->cap_hdr, pt->cap_reg / (reg ? reg : 1));
-	uint64_t drain;
-	if (f->h)
-		drain = frames * f->w >= pt->cap_words * f->h ? pt->cap_words
-							      : frames * f->w / f->h;
-	else
-		drain = pte_min64(pt->cap_words, frames * w);
+	uint64_t frames = caps_frames(pt, reg, f);
+	uint64_t drain = f->h ? caps_drain(pt, frames, f) : pte_min64(pt->cap_words, frames * w);
 	return (struct fifo_cap){ e->cfg->down_fifo_words + drain,
 				  e->cfg->down_fifo_headers + frames };
+}
+
+/*
+ * Whether the FIFOs of the port holding *f take n > 0 more completions (w
+ * words, reg regions each) one after the other, as fifo_caps() says before
+ * each, for sure; 0 when not known (the caller counts them one by one).
+ * With f->h, f->r > 0, the fill before the j-th (j < n) is f + j * (w,
+ * reg, 1): frames(j) = min(cap_hdr, floor(cap_reg * (h + j) / (r + j *
+ * reg))) is monotone in j (a ratio of two affine terms with a positive
+ * denominator, under a floor and a min), so at least fmin, the smaller of
+ * frames(0) and frames(n - 1); the words per header (w0 + j * w) / (h + j)
+ * are monotone likewise, so the drain is at least min(cap_words, floor(fmin
+ * * those words per header)) at either end.  Each completion fits when the
+ * last does with these least capacities.
+ */
+static int room_surely(struct ep *e, struct port *pt, unsigned port, uint64_t w, uint64_t reg,
+		       const struct fifo_fill *f, uint64_t n)
+{
+	if (!f->h || !f->r)
+		return 0;
+	port_capacity(e, pt, port);
+	const uint64_t m = n - 1;
+	const struct fifo_fill l = { f->w + m * w, f->r + m * reg, f->h + m };
+	const uint64_t fmin = pte_min64(caps_frames(pt, reg, f), caps_frames(pt, reg, &l));
+	const uint64_t dmin = pte_min64(caps_drain(pt, fmin, f), caps_drain(pt, fmin, &l));
+	return l.h + 1 <= e->cfg->down_fifo_headers + fmin &&
+	       l.w + w <= e->cfg->down_fifo_words + dmin;
 }
 
 static inline struct fifo_fill fifo_now(const struct port *pt)
@@ -313,6 +350,8 @@ uint64_t pte_push_through_room(struct ep *e, unsigned port, uint32_t bytes, uint
 			k = max;
 		f = (struct fifo_fill){ f.w + k * w, f.r + k * reg, f.h + k };
 	}
+	if (k < max && room_surely(e, pt, port, w, reg, &f, max - k))
+		return max;
 	for (; k < max; k++) {
 		const struct fifo_cap c = fifo_caps(e, pt, port, w, reg, &f);
 		if (f.w + w > c.w || f.h + 1 > c.h)
