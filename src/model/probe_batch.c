@@ -420,9 +420,11 @@ static void lz_slot(ptm_probe *p, uint64_t tau)
 		p->slot++;
 }
 
-/* n edges from tau on: the quiet stretches up to the next tick in one
- * go.  Returns whether any edge did more than count. */
-static int lz_run(ptm_probe *p, uint64_t n)
+/* n edges from tau on, the quiet stretches up to the next tick in one
+ * go, stopping early before a capture edge at lim or later (the lane
+ * groups may lack runs that start there).  Returns whether any edge did
+ * more than count. */
+static int lz_run_lim(ptm_probe *p, uint64_t n, uint64_t lim)
 {
 	uint64_t tau = p->tau;
 	int events = 0, ws = -1;
@@ -438,6 +440,8 @@ static int lz_run(ptm_probe *p, uint64_t n)
 			if (!n)
 				break;
 		}
+		if (p->run && !p->pos && tau >= lim)
+			break; /* a capture the groups are not ready for */
 		if (ws < 0)
 			ws = asfifo_wr_sync_settled(&p->fifo);
 		const unsigned slot_edges = p->groups + 1;
@@ -456,6 +460,12 @@ static int lz_run(ptm_probe *p, uint64_t n)
 	}
 	p->tau = tau;
 	return events;
+}
+
+/* n edges from tau on (lz_run_lim without a stop). */
+static int lz_run(ptm_probe *p, uint64_t n)
+{
+	return lz_run_lim(p, n, UINT64_MAX);
 }
 
 /* A batch in the batch representation begins (its first edge is no reset
@@ -571,23 +581,22 @@ int ptm_probe_clk_runs(ptm_probe *p, const struct ptm_bus_run *const *bus, const
 		cur[b] = (struct lz_cursor){ p->tau, 0 };
 	/* The groups take their runs up to each capture, which reads them at
 	 * its edge: a group's rates may run ahead of the probe's edges, not
-	 * of a capture. */
+	 * of a capture.  The edges then run on through every capture before
+	 * the next run's start (its sweep's slots in one go). */
 	for (;;) {
 		const uint64_t c = lz_next_capture(p, end), upto = c < end ? c : end - 1;
-		for (unsigned b = 0; b < nb; b++)
+		uint64_t nxt = UINT64_MAX;
+		for (unsigned b = 0; b < nb; b++) {
 			lz_bus_upto(p, b, bus[b], nruns[b], &cur[b], upto);
-		lz_global_upto(p, brake, nbrake, &cur[nb], upto);
-		if (c == UINT64_MAX) {
-			events |= lz_run(p, end - p->tau);
-			break;
+			if (cur[b].i < nruns[b] && cur[b].start < nxt)
+				nxt = cur[b].start;
 		}
-		if (c > p->tau)
-			events |= lz_run(p, c - p->tau);
-		/* the capture and the rest of its slot */
-		uint64_t slot = p->groups + 1u;
-		events |= lz_run(p, slot < end - c ? slot : end - c);
+		lz_global_upto(p, brake, nbrake, &cur[nb], upto);
+		if (cur[nb].i < nbrake && cur[nb].start < nxt)
+			nxt = cur[nb].start;
+		events |= lz_run_lim(p, end - p->tau, nxt);
 		if (p->tau == end) {
-			/* the runs after the capture: no capture reads them */
+			/* the runs after the last capture: no capture reads them */
 			for (unsigned b = 0; b < nb; b++)
 				lz_bus_upto(p, b, bus[b], nruns[b], &cur[b], end - 1);
 			lz_global_upto(p, brake, nbrake, &cur[nb], end - 1);
