@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "pcie_telemetry/env.h"
 #include "pcie_telemetry/model.h"
@@ -306,15 +307,19 @@ void pte_mfb_runs(struct pte_mfb *a);
 /* Close the slice and build the runs. */
 void pte_mfb_end(struct pte_mfb *a);
 void pte_mfb_apply(const struct pte_mfb *a, const struct pte_run *r, struct ptm_bus_in *b);
-/* The same from a copy of the runs' patterns (R regions). */
+/* The same from a copy of the runs' patterns (R regions).  A pattern's
+ * EOF_POS beyond its EOF regions is 0 (frames.c, agg.c write it only
+ * there, all of them below R), so all PTM_MAX_REGIONS of them are copied
+ * at once: what b holds beyond R regions becomes 0. */
 static inline void pte_mfb_apply_pat(unsigned R, const struct pte_pat *pat,
 				     const struct pte_run *r, struct ptm_bus_in *b)
 {
+	(void)R;
 	if (r->kind == PTE_RUN_MOVE) {
 		const struct pte_pat *p = &pat[r->idx];
 		b->sof = p->sof;
 		b->eof = p->eof;
-		for (unsigned i = 0; i < R; i++)
+		for (unsigned i = 0; i < PTM_MAX_REGIONS; i++)
 			b->eof_pos[i] = p->pos[i];
 		b->src_rdy = 1;
 		b->dst_rdy = 1;
@@ -322,8 +327,7 @@ static inline void pte_mfb_apply_pat(unsigned R, const struct pte_pat *pat,
 	}
 	b->sof = 0;
 	b->eof = 0;
-	for (unsigned i = 0; i < R; i++)
-		b->eof_pos[i] = 0;
+	memset(b->eof_pos, 0, sizeof(b->eof_pos));
 	b->src_rdy = r->kind == PTE_RUN_STALL;
 	b->dst_rdy = 0;
 }
