@@ -127,6 +127,8 @@ static inline void lz_step_of(const ptm_probe *p, unsigned b, const struct ptm_b
 		ptm_probe_bus_step(p, b, in, open, out);
 }
 
+/* A batch of bus b from tau0 with inputs in: its group's rates (the
+ * caller sets the group's key to the inputs of its last batch). */
 ALWAYS_INLINE void lz_bus(ptm_probe *p, unsigned b, const struct ptm_bus_in *in, uint64_t tau0)
 {
 	struct lz_group *g = &p->lz[b];
@@ -144,7 +146,6 @@ ALWAYS_INLINE void lz_bus(ptm_probe *p, unsigned b, const struct ptm_bus_in *in,
 	g->fo[2] = f2;
 	const struct step_bus *z = &g->h[2].u.s;
 	g->zero = g->same && !(z->move | z->hold | z->mvb | z->mhold);
-	g->key = *in;
 }
 
 /* The global group: BRAKE bits b1 at edge 1, b2 at the later edges. */
@@ -495,9 +496,12 @@ ALWAYS_INLINE uint64_t lz_batch(ptm_probe *p, const struct ptm_bus_in *bus, uint
 		return 0;
 	const uint64_t t0 = p->tau;
 	const unsigned nb = p->g.buses;
-	for (unsigned b = 0; b < nb; b++)
-		if (!p->lz[b].valid || !same_bus_in(p, &p->lz[b].key, &bus[b]))
+	for (unsigned b = 0; b < nb; b++) {
+		if (!p->lz[b].valid || !same_bus_in(p, &p->lz[b].key, &bus[b])) {
 			lz_bus(p, b, &bus[b], t0);
+			p->lz[b].key = bus[b];
+		}
+	}
 	const uint32_t bk = brake & p->brake_mask, bk1 = brake1 & p->brake_mask;
 	if (!p->lz[nb].valid || p->lz[nb].gkey != bk || bk1 != bk)
 		lz_global(p, bk1, bk, t0);
@@ -545,6 +549,7 @@ struct lz_cursor {
 ALWAYS_INLINE void lz_bus_upto(ptm_probe *p, unsigned b, const struct ptm_bus_run *run,
 			       unsigned n, struct lz_cursor *c, uint64_t upto)
 {
+	const unsigned i0 = c->i;
 	while (c->i < n && c->start <= upto) {
 		const struct ptm_bus_in *in = &run[c->i].in;
 		/* only the first run may be the inputs the group has (the
@@ -554,6 +559,9 @@ ALWAYS_INLINE void lz_bus_upto(ptm_probe *p, unsigned b, const struct ptm_bus_ru
 			lz_bus(p, b, in, c->start);
 		c->start += run[c->i++].len;
 	}
+	/* the key is read at the first run only */
+	if (c->i != i0)
+		p->lz[b].key = run[c->i - 1].in;
 }
 
 static void lz_global_upto(ptm_probe *p, const struct ptm_val_run *run, unsigned n,
