@@ -189,6 +189,10 @@ struct pte_fx {
 	struct pte_fxw w[PTE_FX_WORDS];
 	uint16_t cyc_fx[PTE_FX_CYC];
 	uint64_t cyc_age[PTE_FX_CYC];
+	/* the effect of the flush after this one (fx_after): slot aft - 1
+	 * while it has aft_age */
+	uint16_t aft;
+	uint64_t aft_age;
 };
 
 /* Lengths of frames a builder holds back at most (pte_mfb_frames), and
