@@ -338,20 +338,22 @@ static inline void lz_edge(ptm_probe *p, uint64_t tau, int *ws)
 	p->period = (p->period + 1) & p->dp_mask;
 }
 
-/* A whole slot of a running sweep (pos = 0: the capture edge, then the
- * GROUPS edges that present the values to the FIFO) that ends before the
- * next tick, with the FIFO's write side settled: lz_edge() GROUPS + 1
- * times.  The FIFO sees a write of the pending entry at the capture
- * edge, an idle edge, then the entries of groups 0 .. GROUPS-2; the
- * entry of the last group is pending after the slot. */
-static void lz_slot(ptm_probe *p, uint64_t tau)
+/* m whole slots of a running sweep (pos = 0: the capture edge, then the
+ * GROUPS edges that present the values to the FIFO), one after the other,
+ * that end before the next tick, with the FIFO's write side settled:
+ * lz_edge() m (GROUPS + 1) times.  In a slot the FIFO sees a write of the
+ * pending entry at the capture edge, an idle edge, then the entries of
+ * groups 0 .. GROUPS-2; the entry of the last group is pending after it.
+ * The write side stays in registers from slot to slot. */
+static void lz_slots(ptm_probe *p, uint64_t tau, unsigned m)
 {
 	struct ptm_asfifo *f = &p->fifo;
-	const unsigned G = p->groups, slot = p->slot;
+	const unsigned G = p->groups;
 	const uint32_t items = f->items, pm = f->ptr_mask, mm = f->mem_mask;
 	uint32_t wc = f->wr_cnt, used = (wc - f->rd_synced_reg) & pm, wc_last = wc;
-	uint64_t writes = 0, dropped = 0;
-	int last_en = 0, full = f->full_reg; /* WR_FULL as registered */
+	uint32_t gray = f->wr_in_gray;
+	uint64_t writes = 0, dropped = 0, accepted = 0;
+	int last_en = 0, full = f->full_reg, moved = 0; /* full: WR_FULL as registered */
 	/* one write edge of the settled write side (asfifo_wr_edge_settled) */
 #define SLOT_WRITE(en, idx, val)                                                               \
 	do {                                                                                   \
@@ -370,40 +372,51 @@ static void lz_slot(ptm_probe *p, uint64_t tau)
 		}                                                                              \
 		full = used == items;                                                          \
 	} while (0)
-	const uint32_t wc0 = wc;
-	SLOT_WRITE(p->wr_en, p->wr_data.index, p->wr_data.delta);
-	lz_capture(p, slot, tau);
-	SLOT_WRITE(0, 0, 0);
-	if (!full && used + (G - 1) <= items) {
-		/* room for all: groups 0 .. GROUPS-2 hold no padding channel */
-		for (unsigned g = 0; g + 1 < G; g++) {
-			struct ptm_fifo_entry *e = &f->mem[(wc + g) & mm];
-			e->index = (uint16_t)(g * GROUP_SIZE + slot);
-			e->delta = p->grp_val[g];
+	for (unsigned k = 0; k < m; k++, tau += G + 1) {
+		const unsigned slot = p->slot;
+		const uint32_t wc0 = wc;
+		SLOT_WRITE(p->wr_en, p->wr_data.index, p->wr_data.delta);
+		lz_capture(p, slot, tau);
+		SLOT_WRITE(0, 0, 0);
+		if (!full && used + (G - 1) <= items) {
+			/* room for all: groups 0 .. GROUPS-2 hold no padding channel */
+			for (unsigned g = 0; g + 1 < G; g++) {
+				struct ptm_fifo_entry *e = &f->mem[(wc + g) & mm];
+				e->index = (uint16_t)(g * GROUP_SIZE + slot);
+				e->delta = p->grp_val[g];
+			}
+			wc_last = (wc + G - 2) & pm;
+			last_en = 1;
+			wc = (wc + G - 1) & pm;
+			used += G - 1;
+			writes += G - 1;
+			full = used == items;
+		} else {
+			for (unsigned g = 0; g + 1 < G; g++) {
+				const unsigned ch = g * GROUP_SIZE + slot;
+				SLOT_WRITE(ch < p->channels, ch, p->grp_val[g]);
+			}
 		}
-		wc_last = (wc + G - 2) & pm;
-		last_en = 1;
-		wc = (wc + G - 1) & pm;
-		used += G - 1;
-		writes += G - 1;
-		full = used == items;
-	} else {
-		for (unsigned g = 0; g + 1 < G; g++) {
-			const unsigned ch = g * GROUP_SIZE + slot;
-			SLOT_WRITE(ch < p->channels, ch, p->grp_val[g]);
-		}
+		const unsigned ch = (G - 1) * GROUP_SIZE + slot;
+		p->wr_data.index = (uint16_t)ch;
+		p->wr_data.delta = p->grp_val[G - 1];
+		p->wr_en = ch < p->channels;
+		/* the write side after the slot's last edge */
+		const uint32_t wg = asfifo_bin2gray(wc_last);
+		moved |= wc != wc0 || wg != gray;
+		gray = wg;
+		accepted += (wc - wc0) & pm;
+		p->pos = 0;
+		if (slot == GROUP_SIZE - 1)
+			p->run = 0;
+		else
+			p->slot++;
 	}
 #undef SLOT_WRITE
-	const unsigned ch = (G - 1) * GROUP_SIZE + slot;
-	p->wr_data.index = (uint16_t)ch;
-	p->wr_data.delta = p->grp_val[G - 1];
-	p->wr_en = ch < p->channels;
-	/* the write side after the last edge */
-	const uint32_t wg = asfifo_bin2gray(wc_last);
-	if (wc != wc0 || wg != f->wr_in_gray)
+	if (moved)
 		f->rd_quiet = 0;
-	f->accepted += (wc - wc0) & pm;
-	f->wr_in_gray = wg;
+	f->accepted += accepted;
+	f->wr_in_gray = gray;
 	f->wr_cnt = wc;
 	f->full_reg = (uint8_t)full;
 	f->wr_quiet = (uint8_t)(!last_en && !f->no_quiet);
@@ -412,13 +425,8 @@ static void lz_slot(ptm_probe *p, uint64_t tau)
 	p->st.dropped += dropped;
 	if (dropped)
 		p->ovf = 1;
-	p->st.edges += G + 1;
-	p->period += G + 1;
-	p->pos = 0;
-	if (slot == GROUP_SIZE - 1)
-		p->run = 0;
-	else
-		p->slot++;
+	p->st.edges += (uint64_t)m * (G + 1);
+	p->period += m * (G + 1);
 }
 
 /* n edges from tau on, the quiet stretches up to the next tick in one
@@ -448,10 +456,16 @@ static int lz_run_lim(ptm_probe *p, uint64_t n, uint64_t lim)
 		const unsigned slot_edges = p->groups + 1;
 		if (p->run && !p->pos && ws && p->groups >= 2 && n >= slot_edges &&
 		    p->period + p->groups < p->dp_mask) {
-			lz_slot(p, tau);
+			/* the slots up to the sweep's end, the n edges, the tick
+			 * and the captures from lim on (these whole slots one by
+			 * one would stop there) */
+			uint64_t m = umin(GROUP_SIZE - p->slot, n / slot_edges);
+			m = umin(m, (p->dp_mask - p->groups - p->period - 1) / slot_edges + 1);
+			m = umin(m, (lim - tau - 1) / slot_edges + 1);
+			lz_slots(p, tau, (unsigned)m);
 			events = 1;
-			tau += slot_edges;
-			n -= slot_edges;
+			tau += m * slot_edges;
+			n -= m * slot_edges;
 			continue;
 		}
 		lz_edge(p, tau, &ws);
