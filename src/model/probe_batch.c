@@ -451,6 +451,19 @@ static int lz_run_lim(ptm_probe *p, uint64_t n, uint64_t lim)
 		}
 		if (p->run && !p->pos && tau >= lim)
 			break; /* a capture the groups are not ready for */
+		if (!p->run && !p->wr_en && p->period != p->dp_mask) {
+			/* the FIFO's write side settling (it is not quiet, or the
+			 * stretch above would have gone on): lz_edge() without a
+			 * write, tick or sweep, up to the edge that makes it so */
+			uint64_t k = asfifo_wr_idle_edges(&p->fifo, umin(n, p->dp_mask - p->period));
+			p->period += (uint32_t)k;
+			p->st.edges += k;
+			tau += k;
+			n -= k;
+			events = 1;
+			ws = -1;
+			continue;
+		}
 		if (ws < 0)
 			ws = asfifo_wr_sync_settled(&p->fifo);
 		const unsigned slot_edges = p->groups + 1;
