@@ -134,6 +134,8 @@ struct pte_pat {
 struct pte_patent {
 	struct pte_pat p;
 	uint8_t in, out;
+	uint8_t whole;   /* table entries: index + 1 of the whole-frame word a
+			  * pairing gives this one (agg.c, fold_pairs), 0 = none yet */
 	uint64_t n;
 	uint64_t possum; /* table entries: EOF_POS summed over the words */
 };
@@ -226,6 +228,11 @@ struct pte_mfb {
 	uint64_t stall, idle; /* in this slice */
 	struct pte_patent ent[PTE_MAXPAT];
 	unsigned nent;
+	/* the entries by their frame states before and after, in table
+	 * order (the fold's walk; agg.c appends them) */
+	uint8_t by[2][2][PTE_MAXPAT];
+	uint8_t nby[2][2];
+	uint8_t mid_ent;      /* index + 1 of the middle word's entry (fold_pairs), 0 = none yet */
 	uint8_t hslot[256];   /* hash of ent: index + 1, 0 = empty */
 	unsigned last;        /* index + 1 of the entry found last */
 	struct pte_patent *carry; /* words past the slice, in order */
