@@ -102,21 +102,29 @@ static inline int key_eq(const struct pte_patent *e, const struct pte_pat *p, in
 	return e->in == in && e->out == out && e->p.sof == p->sof && e->p.eof == p->eof;
 }
 
-static struct pte_patent *find_or_add(struct pte_patent *t, unsigned *n, const struct pte_pat *p,
-				      int in, int out)
+/* A new empty entry of the table (which has room) for a word. */
+static struct pte_patent *ent_add(struct pte_mfb *a, const struct pte_pat *p, int in, int out)
 {
-	for (unsigned i = *n; i-- > 0;)
-		if (key_eq(&t[i], p, in, out))
-			return &t[i];
-	if (*n >= PTE_MAXPAT)
-		return NULL;
-	struct pte_patent *e = &t[(*n)++];
+	const unsigned i = a->nent++;
+	struct pte_patent *e = &a->ent[i];
 	e->p = *p;
 	e->in = (uint8_t)in;
 	e->out = (uint8_t)out;
+	e->whole = 0;
 	e->n = 0;
 	e->possum = 0;
+	a->by[in & 1][out & 1][a->nby[in & 1][out & 1]++] = (uint8_t)i;
 	return e;
+}
+
+static struct pte_patent *find_or_add(struct pte_mfb *a, const struct pte_pat *p, int in, int out)
+{
+	for (unsigned i = a->nent; i-- > 0;)
+		if (key_eq(&a->ent[i], p, in, out))
+			return &a->ent[i];
+	if (a->nent >= PTE_MAXPAT)
+		return NULL;
+	return ent_add(a, p, in, out);
 }
 
 /*
@@ -129,31 +137,43 @@ static struct pte_patent *find_or_add(struct pte_patent *t, unsigned *n, const s
  */
 static void fold_pairs(struct pte_mfb *a, int s0, int s1)
 {
+	/* the C->O entries (X among them) and the O->C ones (Y among them),
+	 * in table order; the pairs' new entries are neither */
+	const uint8_t *cx = a->by[0][1], *cy = a->by[1][0];
+	const unsigned ncx = a->nby[0][1], ncy = a->nby[1][0];
 	uint64_t co = 0;
-	for (unsigned i = 0; i < a->nent; i++)
-		if (!a->ent[i].in && a->ent[i].out)
-			co += a->ent[i].n;
+	for (unsigned xi = 0; xi < ncx; xi++)
+		co += a->ent[cx[xi]].n;
 	uint64_t keep = s0 == s1 ? 1 : 0; /* both states must stay reachable */
-	for (unsigned i = 0; i < a->nent && co > keep; i++) {
-		if (a->ent[i].in || !a->ent[i].out || a->ent[i].p.sof != 1u ||
-		    a->ent[i].p.eof != 0 || a->ent[i].n == 0)
+	for (unsigned xi = 0; xi < ncx && co > keep; xi++) {
+		const unsigned i = cx[xi];
+		if (a->ent[i].p.sof != 1u || a->ent[i].p.eof != 0 || a->ent[i].n == 0)
 			continue;
-		for (unsigned j = 0; j < a->nent && co > keep && a->ent[i].n; j++) {
+		for (unsigned yj = 0; yj < ncy && co > keep && a->ent[i].n; yj++) {
+			const unsigned j = cy[yj];
 			struct pte_patent *y = &a->ent[j];
-			if (!y->in || y->out || y->p.sof != 0 || y->n == 0 || !y->p.eof ||
-			    (y->p.eof & (y->p.eof - 1)))
+			if (y->p.sof != 0 || y->n == 0 || !y->p.eof || (y->p.eof & (y->p.eof - 1)))
 				continue;
 			uint64_t m = a->ent[i].n < y->n ? a->ent[i].n : y->n;
 			if (m > co - keep)
 				m = co - keep;
-			struct pte_pat mid, w;
-			memset(&mid, 0, sizeof(mid));
-			w = y->p;
-			w.sof = 1u;
 			if (a->nent + 2 > PTE_MAXPAT)
 				return;
-			struct pte_patent *em = find_or_add(a->ent, &a->nent, &mid, 1, 1);
-			struct pte_patent *ew = find_or_add(a->ent, &a->nent, &w, 0, 0);
+			/* a key's entry stays where it is found or added (until the
+			 * table starts over), so each is looked up once */
+			if (!a->mid_ent) {
+				struct pte_pat mid;
+				memset(&mid, 0, sizeof(mid));
+				a->mid_ent = (uint8_t)(find_or_add(a, &mid, 1, 1) - a->ent + 1);
+			}
+			if (!y->whole) {
+				struct pte_pat w = y->p;
+				w.sof = 1u;
+				const unsigned iw = (unsigned)(find_or_add(a, &w, 0, 0) - a->ent);
+				a->ent[j].whole = (uint8_t)(iw + 1);
+			}
+			struct pte_patent *em = &a->ent[a->mid_ent - 1];
+			struct pte_patent *ew = &a->ent[a->ent[j].whole - 1];
 			/* the A words take a share of Y's EOF_POS sum that keeps
 			 * every word of both groups at most N-1 */
 			uint64_t top = (uint64_t)(a->N - 1);
@@ -247,30 +267,11 @@ static void rehash(struct pte_mfb *a)
 	}
 }
 
-/* The entries with words, in table order: all of them, and by their
- * frame states before and after (the walk's lists). */
-struct fold_lists {
-	uint8_t all[PTE_MAXPAT], by[2][2][PTE_MAXPAT];
-	unsigned nall, nby[2][2];
-};
-
-static void fold_lists(const struct pte_mfb *a, struct fold_lists *l)
-{
-	memset(l->nby, 0, sizeof(l->nby));
-	l->nall = 0;
-	for (unsigned i = 0; i < a->nent; i++) {
-		const struct pte_patent *e = &a->ent[i];
-		if (!e->n)
-			continue;
-		l->all[l->nall++] = (uint8_t)i;
-		l->by[e->in & 1][e->out & 1][l->nby[e->in & 1][e->out & 1]++] = (uint8_t)i;
-	}
-}
-
 /* The walk from state st: in each state reached for the first time its
  * words that stay in it, then one word of the first entry (in table
- * order) that leaves it, as long as there is one. */
-static void fold_walk(struct pte_mfb *a, const struct fold_lists *l, int st)
+ * order) that leaves it, as long as there is one (a->by lists the
+ * entries by their states; those without words are passed over). */
+static void fold_walk(struct pte_mfb *a, int st)
 {
 	int visited[2] = { 0, 0 };
 	unsigned cur[2] = { 0, 0 }; /* the entries before are used up */
@@ -278,14 +279,14 @@ static void fold_walk(struct pte_mfb *a, const struct fold_lists *l, int st)
 	for (;;) {
 		if (!visited[st]) {
 			visited[st] = 1;
-			for (unsigned i = 0; i < l->nby[st][st]; i++) {
-				struct pte_patent *e = &a->ent[l->by[st][st][i]];
+			for (unsigned i = 0; i < a->nby[st][st]; i++) {
+				struct pte_patent *e = &a->ent[a->by[st][st][i]];
 				if (e->n)
 					emit_entry(a, e, e->n);
 			}
 		}
-		const uint8_t *x = l->by[st][!st];
-		const unsigned nx = l->nby[st][!st];
+		const uint8_t *x = a->by[st][!st];
+		const unsigned nx = a->nby[st][!st];
 		while (cur[st] < nx && !a->ent[x[cur[st]]].n)
 			cur[st]++;
 		if (cur[st] == nx)
@@ -299,21 +300,21 @@ static void fold_walk(struct pte_mfb *a, const struct fold_lists *l, int st)
 void pte_mfb_fold(struct pte_mfb *a)
 {
 	int s0 = a->s0, s1 = a->tstate;
-	struct fold_lists l;
 
 	pte_fx_expand(a);
 	const unsigned hashed = a->nent; /* fold_pairs adds entries apart from the hash */
 	fold_pairs(a, s0, s1);
-	fold_lists(a, &l);
-	fold_walk(a, &l, s0);
+	fold_walk(a, s0);
 	/* Nothing is left over when the table was a walk from s0 to s1; keep
 	 * the cycles anyway if it ever was not. */
-	for (unsigned i = 0; i < l.nall; i++)
-		if (a->ent[l.all[i]].n)
-			emit_entry(a, &a->ent[l.all[i]], a->ent[l.all[i]].n);
+	for (unsigned i = 0; i < a->nent; i++)
+		if (a->ent[i].n)
+			emit_entry(a, &a->ent[i], a->ent[i].n);
 	a->s0 = (uint8_t)s1;
 	if (a->nent > PTE_MAXPAT / 2) {
 		a->nent = 0;
+		memset(a->nby, 0, sizeof(a->nby));
+		a->mid_ent = 0;
 		a->last = 0;
 		memset(a->hslot, 0, sizeof(a->hslot));
 		a->gen++; /* the effects' entries are gone */
@@ -349,12 +350,7 @@ struct pte_patent *pte_mfb_find(struct pte_mfb *a, const struct pte_pat *p, int 
 	}
 	if (a->nent >= PTE_MAXPAT)
 		return NULL;
-	struct pte_patent *e = &a->ent[a->nent++];
-	e->p = *p;
-	e->in = (uint8_t)in;
-	e->out = (uint8_t)out;
-	e->n = 0;
-	e->possum = 0;
+	struct pte_patent *e = ent_add(a, p, in, out);
 	a->hslot[h] = (uint8_t)a->nent;
 	a->last = a->nent;
 	return e;

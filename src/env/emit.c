@@ -194,6 +194,35 @@ static struct mfb_src mfb_src(struct ep *x, const struct pte_snap *s, unsigned i
 	return (struct mfb_src){ b->R, b->nrun, b->run, b->pat };
 }
 
+/* A bus without MVB (PCIe): its MFB runs for the model, as bus_runs
+ * gives them (the last one's inputs stay for the cycles the runs leave,
+ * as a run of their own; runs past n cut), each built in place.  The
+ * runs are appended to the scratch list, which has room for them. */
+static unsigned bus_runs_mfb(struct pte_card *c, struct mfb_src f, uint64_t n)
+{
+	struct ptm_bus_run *out = c->runs + c->nruns;
+	unsigned k = 0;
+	uint64_t o = 0;
+
+	for (unsigned i = 0; i < f.n && o < n; i++, k++) {
+		uint64_t len = f.run[i].len < n - o ? f.run[i].len : n - o;
+		out[k].len = len;
+		out[k].in.mvb_vld = 0;
+		out[k].in.mvb_src_rdy = out[k].in.mvb_dst_rdy = 0;
+		pte_mfb_apply_pat(f.R, f.pat, &f.run[i], &out[k].in);
+		o += len;
+	}
+	if (o < n) {
+		if (k)
+			out[k].in = out[k - 1].in;
+		else
+			memset(&out[k].in, 0, sizeof(out[k].in));
+		out[k++].len = n - o;
+	}
+	c->nruns += k;
+	return k;
+}
+
 /*
  * One bus's runs for the model: the MFB words and, on the DMA side, the
  * MVB signal's, merged where either changes (the two halves of the bus
@@ -212,6 +241,8 @@ static unsigned bus_runs(struct pte_card *c, struct mfb_src f, const struct pte_
 		*err = -ENOMEM;
 		return 0;
 	}
+	if (!mvb)
+		return bus_runs_mfb(c, f, n);
 	memset(&in, 0, sizeof(in));
 	if (nf)
 		pte_mfb_apply_pat(f.R, f.pat, &fr[0], &in);

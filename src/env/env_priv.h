@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "pcie_telemetry/env.h"
 #include "pcie_telemetry/model.h"
@@ -133,6 +134,8 @@ struct pte_pat {
 struct pte_patent {
 	struct pte_pat p;
 	uint8_t in, out;
+	uint8_t whole;   /* table entries: index + 1 of the whole-frame word a
+			  * pairing gives this one (agg.c, fold_pairs), 0 = none yet */
 	uint64_t n;
 	uint64_t possum; /* table entries: EOF_POS summed over the words */
 };
@@ -188,6 +191,10 @@ struct pte_fx {
 	struct pte_fxw w[PTE_FX_WORDS];
 	uint16_t cyc_fx[PTE_FX_CYC];
 	uint64_t cyc_age[PTE_FX_CYC];
+	/* the effect of the flush after this one (fx_after): slot aft - 1
+	 * while it has aft_age */
+	uint16_t aft;
+	uint64_t aft_age;
 };
 
 /* Lengths of frames a builder holds back at most (pte_mfb_frames), and
@@ -221,6 +228,11 @@ struct pte_mfb {
 	uint64_t stall, idle; /* in this slice */
 	struct pte_patent ent[PTE_MAXPAT];
 	unsigned nent;
+	/* the entries by their frame states before and after, in table
+	 * order (the fold's walk; agg.c appends them) */
+	uint8_t by[2][2][PTE_MAXPAT];
+	uint8_t nby[2][2];
+	uint8_t mid_ent;      /* index + 1 of the middle word's entry (fold_pairs), 0 = none yet */
 	uint8_t hslot[256];   /* hash of ent: index + 1, 0 = empty */
 	unsigned last;        /* index + 1 of the entry found last */
 	struct pte_patent *carry; /* words past the slice, in order */
@@ -306,15 +318,19 @@ void pte_mfb_runs(struct pte_mfb *a);
 /* Close the slice and build the runs. */
 void pte_mfb_end(struct pte_mfb *a);
 void pte_mfb_apply(const struct pte_mfb *a, const struct pte_run *r, struct ptm_bus_in *b);
-/* The same from a copy of the runs' patterns (R regions). */
+/* The same from a copy of the runs' patterns (R regions).  A pattern's
+ * EOF_POS beyond its EOF regions is 0 (frames.c, agg.c write it only
+ * there, all of them below R), so all PTM_MAX_REGIONS of them are copied
+ * at once: what b holds beyond R regions becomes 0. */
 static inline void pte_mfb_apply_pat(unsigned R, const struct pte_pat *pat,
 				     const struct pte_run *r, struct ptm_bus_in *b)
 {
+	(void)R;
 	if (r->kind == PTE_RUN_MOVE) {
 		const struct pte_pat *p = &pat[r->idx];
 		b->sof = p->sof;
 		b->eof = p->eof;
-		for (unsigned i = 0; i < R; i++)
+		for (unsigned i = 0; i < PTM_MAX_REGIONS; i++)
 			b->eof_pos[i] = p->pos[i];
 		b->src_rdy = 1;
 		b->dst_rdy = 1;
@@ -322,8 +338,7 @@ static inline void pte_mfb_apply_pat(unsigned R, const struct pte_pat *pat,
 	}
 	b->sof = 0;
 	b->eof = 0;
-	for (unsigned i = 0; i < R; i++)
-		b->eof_pos[i] = 0;
+	memset(b->eof_pos, 0, sizeof(b->eof_pos));
 	b->src_rdy = r->kind == PTE_RUN_STALL;
 	b->dst_rdy = 0;
 }

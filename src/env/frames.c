@@ -625,16 +625,23 @@ static void place_frames(struct pte_mfb *a, uint32_t items, uint64_t k)
 }
 
 /* The effect of finishing the word that effect f leaves open (NULL:
- * f leaves none), looked up from f's end state; f stays pinned. */
+ * f leaves none), looked up from f's end state, or the one f remembers
+ * from the last lookup while its slot holds it (the lookup would find
+ * it: a key is in one slot at most, and a found effect changes
+ * nothing); f stays pinned.  0 when there is no such effect. */
 static int fx_after(struct pte_mfb *a, struct pte_fx *f, struct pte_fx **flush)
 {
 	*flush = NULL;
 	if (!f->r1)
 		return 1;
+	f->pin = a->walk;
+	if (f->aft && a->fx[f->aft - 1].age == f->aft_age) {
+		*flush = &a->fx[f->aft - 1];
+		return 1;
+	}
 	struct mfb_st keep = { a->cur, a->cur_r, a->cur_in };
 	const uint64_t hs = a->hs;
 	const uint8_t hs_ok = a->hs_ok;
-	f->pin = a->walk;
 	fx_state(a, f);
 	*flush = fx_get(a, 0);
 	a->cur = keep.cur;
@@ -642,7 +649,11 @@ static int fx_after(struct pte_mfb *a, struct pte_fx *f, struct pte_fx **flush)
 	a->cur_in = keep.in;
 	a->hs = hs;
 	a->hs_ok = hs_ok;
-	return *flush != NULL;
+	if (!*flush)
+		return 0;
+	f->aft = (uint16_t)(*flush - a->fx + 1);
+	f->aft_age = (*flush)->age;
+	return 1;
 }
 
 void pte_mfb_frames_apart(struct pte_mfb *a, uint32_t items, uint64_t k, uint64_t idle)

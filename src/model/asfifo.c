@@ -54,6 +54,27 @@ uint64_t asfifo_arst(struct ptm_asfifo *f)
 	return lost;
 }
 
+/* The registers of a write edge out of reset after the write itself
+ * (allow: an entry went in): the pointer, WR_FULL, the pointer towards
+ * the read side, the read pointer's synchroniser. */
+static inline void wr_tail(struct ptm_asfifo *f, uint32_t allow, int wr_en)
+{
+	uint32_t next = (f->wr_cnt + allow) & f->ptr_mask;
+	f->full_reg = (uint8_t)((next ^ f->rd_synced_reg) == f->items);
+	uint32_t wg = asfifo_bin2gray(f->wr_cnt);
+	if (wg != f->wr_in_gray)
+		f->rd_quiet = 0;
+	f->wr_in_gray = wg;
+	f->rd_synced_reg = asfifo_gray2bin(f->rsync[2]);
+	f->rsync[2] = f->rsync[1];
+	f->rsync[1] = f->rsync[0];
+	f->rsync[0] = f->rd_in_gray;
+	f->wr_cnt = next;
+	if (allow)
+		f->accepted++;
+	f->wr_quiet = (uint8_t)(!wr_en && !f->no_quiet && asfifo_wr_settled(f, 0));
+}
+
 int asfifo_wr_edge(struct ptm_asfifo *f, int arst, int wr_en, const struct ptm_fifo_entry *data,
 		   int *dropped)
 {
@@ -73,21 +94,23 @@ int asfifo_wr_edge(struct ptm_asfifo *f, int arst, int wr_en, const struct ptm_f
 		f->mem[f->wr_cnt & f->mem_mask] = *data;
 		f->rd_quiet = 0; /* the LUT output may change */
 	}
-	uint32_t next = (f->wr_cnt + (uint32_t)allow) & f->ptr_mask;
-	f->full_reg = (uint8_t)((next ^ f->rd_synced_reg) == f->items);
-	uint32_t wg = asfifo_bin2gray(f->wr_cnt);
-	if (wg != f->wr_in_gray)
-		f->rd_quiet = 0;
-	f->wr_in_gray = wg;
-	f->rd_synced_reg = asfifo_gray2bin(f->rsync[2]);
-	f->rsync[2] = f->rsync[1];
-	f->rsync[1] = f->rsync[0];
-	f->rsync[0] = f->rd_in_gray;
-	f->wr_cnt = next;
-	if (allow)
-		f->accepted++;
-	f->wr_quiet = (uint8_t)(!wr_en && !f->no_quiet && asfifo_wr_settled(f, 0));
+	wr_tail(f, (uint32_t)allow, wr_en);
 	return allow;
+}
+
+uint64_t asfifo_wr_idle_edges(struct ptm_asfifo *f, uint64_t k)
+{
+	uint64_t i = 0;
+	while (i < k && !f->wr_quiet) {
+		i++;
+		int held = (f->wr_rff >> 2) & 1;
+		f->wr_rff = (uint8_t)((f->wr_rff << 1) & 7);
+		if (held)
+			continue;
+		f->in_reset = 0;
+		wr_tail(f, 0, 0);
+	}
+	return i;
 }
 
 int asfifo_rd_edge(struct ptm_asfifo *f, int arst, int rd, struct ptm_fifo_entry *popped)

@@ -149,6 +149,11 @@ static inline int asfifo_wr_edge_settled(struct ptm_asfifo *f, int wr_en,
 	return allow;
 }
 
+/* Up to k write edges without reset and WR_EN (asfifo_wr_edge(f, 0, 0,
+ * NULL, NULL) each), to the first after which such an edge changes
+ * nothing (wr_quiet); returns the edges done. */
+uint64_t asfifo_wr_idle_edges(struct ptm_asfifo *f, uint64_t k);
+
 /* Nothing changes at further write edges without writes and without
  * read edges (CDC registers and WR_FULL settled). */
 int asfifo_wr_settled(const struct ptm_asfifo *f, int arst);

@@ -127,6 +127,8 @@ static inline void lz_step_of(const ptm_probe *p, unsigned b, const struct ptm_b
 		ptm_probe_bus_step(p, b, in, open, out);
 }
 
+/* A batch of bus b from tau0 with inputs in: its group's rates (the
+ * caller sets the group's key to the inputs of its last batch). */
 ALWAYS_INLINE void lz_bus(ptm_probe *p, unsigned b, const struct ptm_bus_in *in, uint64_t tau0)
 {
 	struct lz_group *g = &p->lz[b];
@@ -144,7 +146,6 @@ ALWAYS_INLINE void lz_bus(ptm_probe *p, unsigned b, const struct ptm_bus_in *in,
 	g->fo[2] = f2;
 	const struct step_bus *z = &g->h[2].u.s;
 	g->zero = g->same && !(z->move | z->hold | z->mvb | z->mhold);
-	g->key = *in;
 }
 
 /* The global group: BRAKE bits b1 at edge 1, b2 at the later edges. */
@@ -337,20 +338,22 @@ static inline void lz_edge(ptm_probe *p, uint64_t tau, int *ws)
 	p->period = (p->period + 1) & p->dp_mask;
 }
 
-/* A whole slot of a running sweep (pos = 0: the capture edge, then the
- * GROUPS edges that present the values to the FIFO) that ends before the
- * next tick, with the FIFO's write side settled: lz_edge() GROUPS + 1
- * times.  The FIFO sees a write of the pending entry at the capture
- * edge, an idle edge, then the entries of groups 0 .. GROUPS-2; the
- * entry of the last group is pending after the slot. */
-static void lz_slot(ptm_probe *p, uint64_t tau)
+/* m whole slots of a running sweep (pos = 0: the capture edge, then the
+ * GROUPS edges that present the values to the FIFO), one after the other,
+ * that end before the next tick, with the FIFO's write side settled:
+ * lz_edge() m (GROUPS + 1) times.  In a slot the FIFO sees a write of the
+ * pending entry at the capture edge, an idle edge, then the entries of
+ * groups 0 .. GROUPS-2; the entry of the last group is pending after it.
+ * The write side stays in registers from slot to slot. */
+static void lz_slots(ptm_probe *p, uint64_t tau, unsigned m)
 {
 	struct ptm_asfifo *f = &p->fifo;
-	const unsigned G = p->groups, slot = p->slot;
+	const unsigned G = p->groups;
 	const uint32_t items = f->items, pm = f->ptr_mask, mm = f->mem_mask;
 	uint32_t wc = f->wr_cnt, used = (wc - f->rd_synced_reg) & pm, wc_last = wc;
-	uint64_t writes = 0, dropped = 0;
-	int last_en = 0, full = f->full_reg; /* WR_FULL as registered */
+	uint32_t gray = f->wr_in_gray;
+	uint64_t writes = 0, dropped = 0, accepted = 0;
+	int last_en = 0, full = f->full_reg, moved = 0; /* full: WR_FULL as registered */
 	/* one write edge of the settled write side (asfifo_wr_edge_settled) */
 #define SLOT_WRITE(en, idx, val)                                                               \
 	do {                                                                                   \
@@ -369,40 +372,51 @@ static void lz_slot(ptm_probe *p, uint64_t tau)
 		}                                                                              \
 		full = used == items;                                                          \
 	} while (0)
-	const uint32_t wc0 = wc;
-	SLOT_WRITE(p->wr_en, p->wr_data.index, p->wr_data.delta);
-	lz_capture(p, slot, tau);
-	SLOT_WRITE(0, 0, 0);
-	if (!full && used + (G - 1) <= items) {
-		/* room for all: groups 0 .. GROUPS-2 hold no padding channel */
-		for (unsigned g = 0; g + 1 < G; g++) {
-			struct ptm_fifo_entry *e = &f->mem[(wc + g) & mm];
-			e->index = (uint16_t)(g * GROUP_SIZE + slot);
-			e->delta = p->grp_val[g];
+	for (unsigned k = 0; k < m; k++, tau += G + 1) {
+		const unsigned slot = p->slot;
+		const uint32_t wc0 = wc;
+		SLOT_WRITE(p->wr_en, p->wr_data.index, p->wr_data.delta);
+		lz_capture(p, slot, tau);
+		SLOT_WRITE(0, 0, 0);
+		if (!full && used + (G - 1) <= items) {
+			/* room for all: groups 0 .. GROUPS-2 hold no padding channel */
+			for (unsigned g = 0; g + 1 < G; g++) {
+				struct ptm_fifo_entry *e = &f->mem[(wc + g) & mm];
+				e->index = (uint16_t)(g * GROUP_SIZE + slot);
+				e->delta = p->grp_val[g];
+			}
+			wc_last = (wc + G - 2) & pm;
+			last_en = 1;
+			wc = (wc + G - 1) & pm;
+			used += G - 1;
+			writes += G - 1;
+			full = used == items;
+		} else {
+			for (unsigned g = 0; g + 1 < G; g++) {
+				const unsigned ch = g * GROUP_SIZE + slot;
+				SLOT_WRITE(ch < p->channels, ch, p->grp_val[g]);
+			}
 		}
-		wc_last = (wc + G - 2) & pm;
-		last_en = 1;
-		wc = (wc + G - 1) & pm;
-		used += G - 1;
-		writes += G - 1;
-		full = used == items;
-	} else {
-		for (unsigned g = 0; g + 1 < G; g++) {
-			const unsigned ch = g * GROUP_SIZE + slot;
-			SLOT_WRITE(ch < p->channels, ch, p->grp_val[g]);
-		}
+		const unsigned ch = (G - 1) * GROUP_SIZE + slot;
+		p->wr_data.index = (uint16_t)ch;
+		p->wr_data.delta = p->grp_val[G - 1];
+		p->wr_en = ch < p->channels;
+		/* the write side after the slot's last edge */
+		const uint32_t wg = asfifo_bin2gray(wc_last);
+		moved |= wc != wc0 || wg != gray;
+		gray = wg;
+		accepted += (wc - wc0) & pm;
+		p->pos = 0;
+		if (slot == GROUP_SIZE - 1)
+			p->run = 0;
+		else
+			p->slot++;
 	}
 #undef SLOT_WRITE
-	const unsigned ch = (G - 1) * GROUP_SIZE + slot;
-	p->wr_data.index = (uint16_t)ch;
-	p->wr_data.delta = p->grp_val[G - 1];
-	p->wr_en = ch < p->channels;
-	/* the write side after the last edge */
-	const uint32_t wg = asfifo_bin2gray(wc_last);
-	if (wc != wc0 || wg != f->wr_in_gray)
+	if (moved)
 		f->rd_quiet = 0;
-	f->accepted += (wc - wc0) & pm;
-	f->wr_in_gray = wg;
+	f->accepted += accepted;
+	f->wr_in_gray = gray;
 	f->wr_cnt = wc;
 	f->full_reg = (uint8_t)full;
 	f->wr_quiet = (uint8_t)(!last_en && !f->no_quiet);
@@ -411,18 +425,15 @@ static void lz_slot(ptm_probe *p, uint64_t tau)
 	p->st.dropped += dropped;
 	if (dropped)
 		p->ovf = 1;
-	p->st.edges += G + 1;
-	p->period += G + 1;
-	p->pos = 0;
-	if (slot == GROUP_SIZE - 1)
-		p->run = 0;
-	else
-		p->slot++;
+	p->st.edges += (uint64_t)m * (G + 1);
+	p->period += m * (G + 1);
 }
 
-/* n edges from tau on: the quiet stretches up to the next tick in one
- * go.  Returns whether any edge did more than count. */
-static int lz_run(ptm_probe *p, uint64_t n)
+/* n edges from tau on, the quiet stretches up to the next tick in one
+ * go, stopping early before a capture edge at lim or later (the lane
+ * groups may lack runs that start there).  Returns whether any edge did
+ * more than count. */
+static int lz_run_lim(ptm_probe *p, uint64_t n, uint64_t lim)
 {
 	uint64_t tau = p->tau;
 	int events = 0, ws = -1;
@@ -438,15 +449,36 @@ static int lz_run(ptm_probe *p, uint64_t n)
 			if (!n)
 				break;
 		}
+		if (p->run && !p->pos && tau >= lim)
+			break; /* a capture the groups are not ready for */
+		if (!p->run && !p->wr_en && p->period != p->dp_mask) {
+			/* the FIFO's write side settling (it is not quiet, or the
+			 * stretch above would have gone on): lz_edge() without a
+			 * write, tick or sweep, up to the edge that makes it so */
+			uint64_t k = asfifo_wr_idle_edges(&p->fifo, umin(n, p->dp_mask - p->period));
+			p->period += (uint32_t)k;
+			p->st.edges += k;
+			tau += k;
+			n -= k;
+			events = 1;
+			ws = -1;
+			continue;
+		}
 		if (ws < 0)
 			ws = asfifo_wr_sync_settled(&p->fifo);
 		const unsigned slot_edges = p->groups + 1;
 		if (p->run && !p->pos && ws && p->groups >= 2 && n >= slot_edges &&
 		    p->period + p->groups < p->dp_mask) {
-			lz_slot(p, tau);
+			/* the slots up to the sweep's end, the n edges, the tick
+			 * and the captures from lim on (these whole slots one by
+			 * one would stop there) */
+			uint64_t m = umin(GROUP_SIZE - p->slot, n / slot_edges);
+			m = umin(m, (p->dp_mask - p->groups - p->period - 1) / slot_edges + 1);
+			m = umin(m, (lim - tau - 1) / slot_edges + 1);
+			lz_slots(p, tau, (unsigned)m);
 			events = 1;
-			tau += slot_edges;
-			n -= slot_edges;
+			tau += m * slot_edges;
+			n -= m * slot_edges;
 			continue;
 		}
 		lz_edge(p, tau, &ws);
@@ -456,6 +488,12 @@ static int lz_run(ptm_probe *p, uint64_t n)
 	}
 	p->tau = tau;
 	return events;
+}
+
+/* n edges from tau on (lz_run_lim without a stop). */
+static int lz_run(ptm_probe *p, uint64_t n)
+{
+	return lz_run_lim(p, n, UINT64_MAX);
 }
 
 /* A batch in the batch representation begins (its first edge is no reset
@@ -485,9 +523,12 @@ ALWAYS_INLINE uint64_t lz_batch(ptm_probe *p, const struct ptm_bus_in *bus, uint
 		return 0;
 	const uint64_t t0 = p->tau;
 	const unsigned nb = p->g.buses;
-	for (unsigned b = 0; b < nb; b++)
-		if (!p->lz[b].valid || !same_bus_in(p, &p->lz[b].key, &bus[b]))
+	for (unsigned b = 0; b < nb; b++) {
+		if (!p->lz[b].valid || !same_bus_in(p, &p->lz[b].key, &bus[b])) {
 			lz_bus(p, b, &bus[b], t0);
+			p->lz[b].key = bus[b];
+		}
+	}
 	const uint32_t bk = brake & p->brake_mask, bk1 = brake1 & p->brake_mask;
 	if (!p->lz[nb].valid || p->lz[nb].gkey != bk || bk1 != bk)
 		lz_global(p, bk1, bk, t0);
@@ -535,6 +576,7 @@ struct lz_cursor {
 ALWAYS_INLINE void lz_bus_upto(ptm_probe *p, unsigned b, const struct ptm_bus_run *run,
 			       unsigned n, struct lz_cursor *c, uint64_t upto)
 {
+	const unsigned i0 = c->i;
 	while (c->i < n && c->start <= upto) {
 		const struct ptm_bus_in *in = &run[c->i].in;
 		/* only the first run may be the inputs the group has (the
@@ -544,6 +586,9 @@ ALWAYS_INLINE void lz_bus_upto(ptm_probe *p, unsigned b, const struct ptm_bus_ru
 			lz_bus(p, b, in, c->start);
 		c->start += run[c->i++].len;
 	}
+	/* the key is read at the first run only */
+	if (c->i != i0)
+		p->lz[b].key = run[c->i - 1].in;
 }
 
 static void lz_global_upto(ptm_probe *p, const struct ptm_val_run *run, unsigned n,
@@ -571,23 +616,22 @@ int ptm_probe_clk_runs(ptm_probe *p, const struct ptm_bus_run *const *bus, const
 		cur[b] = (struct lz_cursor){ p->tau, 0 };
 	/* The groups take their runs up to each capture, which reads them at
 	 * its edge: a group's rates may run ahead of the probe's edges, not
-	 * of a capture. */
+	 * of a capture.  The edges then run on through every capture before
+	 * the next run's start (its sweep's slots in one go). */
 	for (;;) {
 		const uint64_t c = lz_next_capture(p, end), upto = c < end ? c : end - 1;
-		for (unsigned b = 0; b < nb; b++)
+		uint64_t nxt = UINT64_MAX;
+		for (unsigned b = 0; b < nb; b++) {
 			lz_bus_upto(p, b, bus[b], nruns[b], &cur[b], upto);
-		lz_global_upto(p, brake, nbrake, &cur[nb], upto);
-		if (c == UINT64_MAX) {
-			events |= lz_run(p, end - p->tau);
-			break;
+			if (cur[b].i < nruns[b] && cur[b].start < nxt)
+				nxt = cur[b].start;
 		}
-		if (c > p->tau)
-			events |= lz_run(p, c - p->tau);
-		/* the capture and the rest of its slot */
-		uint64_t slot = p->groups + 1u;
-		events |= lz_run(p, slot < end - c ? slot : end - c);
+		lz_global_upto(p, brake, nbrake, &cur[nb], upto);
+		if (cur[nb].i < nbrake && cur[nb].start < nxt)
+			nxt = cur[nb].start;
+		events |= lz_run_lim(p, end - p->tau, nxt);
 		if (p->tau == end) {
-			/* the runs after the capture: no capture reads them */
+			/* the runs after the last capture: no capture reads them */
 			for (unsigned b = 0; b < nb; b++)
 				lz_bus_upto(p, b, bus[b], nruns[b], &cur[b], end - 1);
 			lz_global_upto(p, brake, nbrake, &cur[nb], end - 1);
