@@ -560,6 +560,18 @@ static inline int pte_req_consumed(struct ep *e, struct req *r)
 	return 1;
 }
 
+/* n > 0 whole requests of the head run, from the head on, have gone out
+ * (the head's TLPs up to its end): pte_req_consumed for each at once.
+ * Returns 1 when they were the last of the run (it is popped). */
+static inline int pte_reqs_consumed(struct ep *e, struct req *r, uint64_t n)
+{
+	r->count -= n - 1;
+	r->addr += (n - 1) * r->stride;
+	e->ptc.in.reqs -= n - 1;
+	e->ptc.consumed_reqs += n - 1;
+	return pte_req_consumed(e, r);
+}
+
 /* A burst of write requests from the head one r (RQ at slice cycle `now`
  * - T0 of S), back to back while the Hard IP takes them: the TLPs of a
  * request leave at the time of its first one. */

@@ -332,12 +332,7 @@ static uint64_t read_uniform(struct ep *e, struct req *r, struct ent *x, uint64_
 	p->tags_used += (unsigned)tlps;
 	p->cplh_used += x->cplh;
 	p->reserved += x->res_words;
-	r->count -= k;
-	r->addr += k * r->stride;
-	p->in.reqs -= k;
-	p->consumed_reqs += k;
-	if (r->count == 0)
-		pte_reqq_pop(&p->in);
+	pte_reqs_consumed(e, r, k);
 	return tlps;
 }
 
@@ -509,11 +504,7 @@ static uint64_t read_tlps(struct ep *e, struct req *r, struct ent *x, uint32_t c
 		uint64_t m, whole = read_whole(e, r, x, tlps, &m);
 		if (whole) {
 			tlps += whole;
-			r->count -= m - 1;
-			r->addr += (m - 1) * r->stride;
-			p->in.reqs -= m - 1;
-			p->consumed_reqs += m - 1;
-			if (pte_req_consumed(e, r) || tlps >= READS_PER_GROUP)
+			if (pte_reqs_consumed(e, r, m) || tlps >= READS_PER_GROUP)
 				break;
 			continue;
 		}

@@ -202,11 +202,7 @@ static void bulk_end(struct ep *e, struct req *r, const struct bulk *b, uint64_t
 	e->truth.write_bytes += n * r->size;
 	e->ptc.in.bytes -= n * r->size;
 	e->ptc.consumed_bytes += n * r->size;
-	r->count -= n - 1;
-	r->addr += (n - 1) * r->stride;
-	e->ptc.in.reqs -= n - 1;
-	e->ptc.consumed_reqs += n - 1;
-	pte_req_consumed(e, r);
+	pte_reqs_consumed(e, r, n);
 }
 
 /*
@@ -252,11 +248,7 @@ void pte_write_burst(struct ep *e, int64_t T0, uint64_t S, struct req *r, int64_
 		uint64_t reqs = single_tlp_requests(e, r, now), n;
 		if (reqs) {
 			write_tlps(e, now, r->size, reqs);
-			r->count -= reqs - 1;
-			r->addr += (reqs - 1) * r->stride;
-			e->ptc.in.reqs -= reqs - 1;
-			e->ptc.consumed_reqs += reqs - 1;
-			pte_req_consumed(e, r);
+			pte_reqs_consumed(e, r, reqs);
 			burst++;
 		} else if (!r->off && (n = write_bulk(e, T0, S, r, 64 - burst))) {
 			burst += (unsigned)n;
