@@ -12,7 +12,8 @@
 # clock, which lag cannot change: it is checked always; rate(bytes)
 # against the wall clock is checked when the card kept real time over the
 # window (rate(PCIe cycles) within 1 % of the clock), and otherwise the
-# test says so and by how much the card lagged.
+# test says so and by how much the card lagged.  All queries are
+# evaluated at one instant, so both rates see the same samples.
 #
 # Usage: test_exporter_prometheus.sh BIN_DIR TESTS_DIR
 . "$(dirname "$0")/exporter_lib.sh" "$@"
@@ -64,8 +65,12 @@ curl -sf "$P/-/ready" >/dev/null && ok || { bad "Prometheus did not start: $(tai
 # 24 s of samples in a 20 s window
 sleep $((t_start + 26 - $(date +%s)))
 
-query() { # PROMQL: the first value of the result
-	curl -s --data-urlencode "query=$1" "$P/api/v1/query" | python3 -c '
+# every query is evaluated at the same instant, so that the rates below
+# are over one window: the card may lag for a moment under load, and
+# rate(cycles) only tells whether it did if it sees the same samples
+t_eval=$(date +%s.%N)
+query() { # PROMQL: the first value of the result at t_eval
+	curl -s --data-urlencode "query=$1" --data-urlencode "time=$t_eval" "$P/api/v1/query" | python3 -c '
 import json, sys
 r = json.load(sys.stdin)
 v = r["data"]["result"] if r.get("status") == "success" else []
