@@ -80,6 +80,13 @@ static void rt_failed(struct rt *r, int rc)
 	snprintf(r->errmsg, sizeof(r->errmsg), "%s", pt_bus_message(r->inner));
 }
 
+/* How far the card's time `now` is behind the wall clock (negative when
+ * ahead), less the wall time dropped so far. */
+static double backlog_at(const struct rt *r, double now)
+{
+	return r->sim0 + (wall_now() - r->wall0) - r->dropped - now;
+}
+
 /* One step of the thread, with the lock held: run one chunk of the
  * backlog, or sleep a little when the card is on time. */
 static void rt_step(struct rt *r)
@@ -91,7 +98,7 @@ static void rt_step(struct rt *r)
 		rt_failed(r, rc);
 		return;
 	}
-	backlog = r->sim0 + (wall_now() - r->wall0) - r->dropped - now;
+	backlog = backlog_at(r, now);
 	if (backlog > RT_MAX_LAG) {
 		r->dropped += backlog - RT_MAX_LAG;
 		backlog = RT_MAX_LAG;
@@ -206,10 +213,16 @@ static int rt_now(struct pt_bus *b, double *seconds)
 static double rt_lag(struct pt_bus *b)
 {
 	struct rt *r = rt_of(b);
-	double lag;
+	double lag, now;
 
+	/* at the moment of the call, not as the thread last saw it: a
+	 * loaded machine may leave the thread unscheduled for a while */
 	rt_lock(r);
 	lag = r->lag;
+	if (!r->err && pt_bus_now(r->inner, &now) == 0) {
+		lag = backlog_at(r, now);
+		lag = lag < 0 ? 0 : lag > RT_MAX_LAG ? RT_MAX_LAG : lag;
+	}
 	rt_unlock(r);
 	return lag;
 }

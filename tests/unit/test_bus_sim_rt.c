@@ -48,9 +48,9 @@ static struct pt_bus *open_rt(const char *dev)
 }
 
 /* A measurement against the wall clock is tried this often: a machine so
- * loaded that the card's thread or the test's own sits unscheduled for
- * tens of milliseconds (the lag is sampled by the card's thread) spoils
- * one try; a card that does not follow the wall fails them all. */
+ * loaded that the test's thread sits unscheduled for tens of milliseconds
+ * between two calls (the time, then the lag at the moment of its call)
+ * spoils one try; a card that does not follow the wall fails them all. */
 #define TRIES 3
 
 /* One try of test_clock_follows_the_wall: 1 when the card's clock kept to
@@ -69,7 +69,7 @@ static int clock_try(struct pt_bus *b)
 	assert_true(lag0 >= 0 && lag1 >= 0);
 	/* never ahead of the wall clock: it may only catch up the lag it had
 	 * (an access costs a few µs of card time); and behind it only by the
-	 * lag it says (the lag is sampled once a millisecond) */
+	 * lag it says (what the card's thread can run in a chunk on top) */
 	return s1 - s0 <= (w1 - w0) + lag0 + 0.01 && s1 - s0 >= (w1 - w0) - lag1 - 0.05;
 }
 
