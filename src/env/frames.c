@@ -397,7 +397,10 @@ fx_compose(struct pte_mfb *a, struct pte_fx *first, uint64_t k, struct pte_fx **
 }
 
 /* k frames through the cycle first's last walk found (fx_compose), when
- * their words fit; 0 otherwise. */
+ * their words fit; 0 otherwise.  What fx_count() of each effect would
+ * do, with the sums over the cycle added once: its effects are all of
+ * one frame of first's length, so k frames, k * items items and the
+ * words fx_compose summed. */
 static int fx_cycle(struct pte_mfb *a, struct pte_fx *first, uint64_t k)
 {
 	struct pte_fx *list[PTE_FX_CYC], *last;
@@ -406,12 +409,27 @@ static int fx_cycle(struct pte_mfb *a, struct pte_fx *first, uint64_t k)
 	uint8_t tout;
 
 	if (!fx_compose(a, first, k, list, cnt, &n, &words, &last, &tout) ||
-	    a->placed + words > a->S || !fx_reserve_all(a, list, n))
+	    a->placed + words > a->S)
 		return 0;
+	unsigned stale = 0; /* effects without their entries in this generation */
 	for (unsigned i = 0; i < n; i++)
-		fx_count(a, list[i], cnt[i]);
-	if (tout != 0xff)
-		a->tstate = tout;
+		stale |= list[i]->nw && list[i]->gen != a->gen;
+	if (stale && !fx_reserve_all(a, list, n))
+		return 0;
+	uint8_t ts = a->tstate; /* the last effect with words sets it (fx_count) */
+	for (unsigned i = 0; i < n; i++) {
+		struct pte_fx *f = list[i];
+		if (!f->nw)
+			continue;
+		if (f->cnt == 0)
+			a->act[a->nact++] = (uint16_t)(f - a->fx);
+		f->cnt += cnt[i];
+		ts = f->tout;
+	}
+	a->tstate = tout != 0xff ? tout : ts;
+	a->placed += words;
+	a->t_frames += k;
+	a->t_items += k * first->items;
 	fx_state(a, last);
 	return 1;
 }
