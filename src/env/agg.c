@@ -306,10 +306,13 @@ void pte_mfb_fold(struct pte_mfb *a)
 	fold_pairs(a, s0, s1);
 	fold_walk(a, s0);
 	/* Nothing is left over when the table was a walk from s0 to s1; keep
-	 * the cycles anyway if it ever was not. */
-	for (unsigned i = 0; i < a->nent; i++)
+	 * the cycles anyway if it ever was not.  The entries are left empty
+	 * (for the next emission, below). */
+	for (unsigned i = 0; i < a->nent; i++) {
 		if (a->ent[i].n)
 			emit_entry(a, &a->ent[i], a->ent[i].n);
+		a->ent[i].n = a->ent[i].possum = 0;
+	}
 	a->s0 = (uint8_t)s1;
 	if (a->nent > PTE_MAXPAT / 2) {
 		a->nent = 0;
@@ -323,8 +326,6 @@ void pte_mfb_fold(struct pte_mfb *a)
 	/* the next emission uses the same patterns, mostly: the entries stay,
 	 * empty, and so do the effects' reservations (the pairs' new entries
 	 * join the hash) */
-	for (unsigned i = 0; i < a->nent; i++)
-		a->ent[i].n = a->ent[i].possum = 0;
 	if (a->nent != hashed)
 		rehash(a);
 }
