@@ -144,6 +144,7 @@ struct ptm_probe {
 	uint8_t lz_ok;             /* desc_ok when the batch representation began */
 	uint64_t tau, lz_entry;
 	struct lz_group *lz;       /* BUSES bus groups, then the global group */
+	struct lz_memo *memo;      /* per bus, steps by their inputs (probe_batch.c) */
 	uint16_t *chmap;           /* channel -> group << 8 | field, LZ_NONE: padding */
 
 	struct ptm_asfifo fifo;
