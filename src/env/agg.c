@@ -211,7 +211,8 @@ static inline void set_pos(struct pte_pat *p, uint32_t mask, uint64_t base, uint
  * as evenly as possible: at most three patterns (all EOF_POS base, all
  * base + 1, the first `part` of them base + 1), in this order.
  */
-static void emit_entry(struct pte_mfb *a, struct pte_patent *e, uint64_t n)
+static inline __attribute__((always_inline)) void emit_entry(struct pte_mfb *a,
+							    struct pte_patent *e, uint64_t n)
 {
 	unsigned E = popc32(e->p.eof);
 	if (n == 0)
@@ -244,6 +245,13 @@ static void emit_entry(struct pte_mfb *a, struct pte_patent *e, uint64_t n)
 	}
 	e->n -= n;
 	e->possum -= S;
+}
+
+/* All words of an entry, out of line: what a walk leaves over (never so
+ * far; emit_entry is inlined where the walk emits). */
+static __attribute__((noinline)) void emit_rest(struct pte_mfb *a, struct pte_patent *e)
+{
+	emit_entry(a, e, e->n);
 }
 
 static inline unsigned pat_hash(const struct pte_mfb *a, const struct pte_pat *p, int in, int out)
@@ -310,7 +318,7 @@ void pte_mfb_fold(struct pte_mfb *a)
 	 * (for the next emission, below). */
 	for (unsigned i = 0; i < a->nent; i++) {
 		if (a->ent[i].n)
-			emit_entry(a, &a->ent[i], a->ent[i].n);
+			emit_rest(a, &a->ent[i]);
 		a->ent[i].n = a->ent[i].possum = 0;
 	}
 	a->s0 = (uint8_t)s1;
