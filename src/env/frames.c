@@ -612,7 +612,8 @@ void pte_fx_expand(struct pte_mfb *a)
 }
 
 /* k frames of one length placed now (after the frames held back). */
-static void place_frames(struct pte_mfb *a, uint32_t items, uint64_t k)
+static inline __attribute__((always_inline)) void place_frames(struct pte_mfb *a, uint32_t items,
+							      uint64_t k)
 {
 	if (k == 1) {
 		a->walk++; /* no walk: nothing pinned */
@@ -762,18 +763,66 @@ void pte_mfb_frame(struct pte_mfb *a, uint32_t items)
 	pte_mfb_frames(a, items, 1);
 }
 
-void pte_mfb_flush_now(struct pte_mfb *a)
+/* The word under construction ends, nothing held back.  src: NULL, or
+ * the effect whose end state this is, which remembers the flush's effect
+ * (fx_after's aft) while its slot holds it: what the lookup would find. */
+static void flush_from(struct pte_mfb *a, struct pte_fx *src)
 {
-	if (a->npend)
-		pte_mfb_place(a);
 	if (!a->cur_r)
 		return;
 	a->walk++;
-	struct pte_fx *f = fx_get(a, 0);
+	struct pte_fx *f = NULL;
+	if (src && src->aft && a->fx[src->aft - 1].age == src->aft_age) {
+		f = &a->fx[src->aft - 1];
+	} else if ((f = fx_get(a, 0)) != NULL && src) {
+		src->aft = (uint16_t)(f - a->fx + 1);
+		src->aft_age = f->age;
+	}
 	if (f && a->placed + f->words <= a->S)
 		fx_step(a, f);
 	else
 		finish_word(a, 0);
+}
+
+void pte_mfb_flush_now(struct pte_mfb *a)
+{
+	if (a->npend)
+		pte_mfb_place(a);
+	flush_from(a, NULL);
+}
+
+/*
+ * k frames of one length and a flush from the empty state, nothing held
+ * back (pend_add() and pte_mfb_flush()): a bus that sends its bursts
+ * apart does this again and again, mostly with the same frames, so the
+ * effect that placed them the last time (the side's empty) is taken
+ * again while its slot holds it and its key is this one (what
+ * place_frames() would find), and the flush's through flush_from().
+ */
+static __attribute__((noinline)) void replay_burst(struct pte_mfb *a, uint32_t items, uint64_t k)
+{
+	struct pte_burst *m = &pte_mfb_side(a)->burst[(items + k * 0x9E3779B1u) >> 7 & (PTE_BURSTS - 1)];
+	struct pte_fx *f = m->slot ? &a->fx[m->slot - 1] : NULL;
+
+	if (f && f->age == m->age && (uint64_t)f->k == k && fx_key_eq(f, a, 0, items, f->k) &&
+	    a->placed + f->words <= a->S) {
+		a->walk++; /* as place_frames() */
+		fx_step(a, f);
+		flush_from(a, f);
+		return;
+	}
+	a->pend[0] = (struct pte_pend){ items, k }; /* as pend_add() */
+	a->npend = 1;
+	pte_mfb_flush_now(a);
+	/* the state is the empty one again: the effect of the key, if any */
+	if (k > UINT32_MAX)
+		return;
+	struct pte_fx *set = &a->fx[fx_hash(a, 0, items, (uint32_t)k)];
+	for (unsigned w = 0; w < 2; w++)
+		if (set[w].used && fx_key_eq(&set[w], a, 0, items, (uint32_t)k)) {
+			m->slot = (uint16_t)(&set[w] - a->fx + 1);
+			m->age = set[w].age;
+		}
 }
 
 /* The log of a time side (wtime.c) on its word builder: the same calls,
@@ -783,7 +832,12 @@ int pte_mfb_replay(struct pte_mfb *b, const struct pte_wop *log, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		const struct pte_wop *o = &log[i];
 		if (o->op == PTE_WOP_FRAMES) { /* most of them; items > 0, k > 0 */
-			pend_add(b, o->items, o->k);
+			/* a burst and a flush from the empty state; the flush
+			 * that follows has nothing left to do */
+			if (!b->npend && !b->cur_r && i + 1 < n && log[i + 1].op == PTE_WOP_FLUSH)
+				replay_burst(b, o->items, o->k);
+			else
+				pend_add(b, o->items, o->k);
 			continue;
 		}
 		switch ((enum pte_wop_kind)o->op) {
