@@ -120,13 +120,19 @@ static void frame_slow(struct pte_mfb *a, uint32_t items)
  */
 
 /* Two words under construction are the same (all 24 bytes: the regions
- * beyond the frames are zero). */
+ * beyond the frames are zero), compared word by word without a copy. */
+_Static_assert(sizeof(struct pte_pat) == 24, "a word is three 64-bit words");
 static inline int pat_same(const struct pte_pat *x, const struct pte_pat *y)
 {
-	uint64_t a[3], b[3];
-	memcpy(a, x, sizeof(a));
-	memcpy(b, y, sizeof(b));
-	return a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
+	const unsigned char *p = (const void *)x, *q = (const void *)y;
+	uint64_t a0, a1, a2, b0, b1, b2;
+	memcpy(&a0, p, 8);
+	memcpy(&b0, q, 8);
+	memcpy(&a1, p + 8, 8);
+	memcpy(&b1, q + 8, 8);
+	memcpy(&a2, p + 16, 8);
+	memcpy(&b2, q + 16, 8);
+	return ((a0 ^ b0) | (a1 ^ b1) | (a2 ^ b2)) == 0;
 }
 
 static inline int fx_key_eq(const struct pte_fx *f, const struct pte_mfb *a, unsigned in,
