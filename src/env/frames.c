@@ -716,6 +716,7 @@ void pte_mfb_place(struct pte_mfb *a)
 	unsigned n = a->npend;
 
 	a->npend = 0;
+	memset(a->pend_hint, 0, sizeof(a->pend_hint)); /* nothing held back */
 	for (unsigned i = 0; i < n; i++)
 		place_frames(a, a->pend[i].items, a->pend[i].k);
 }
@@ -723,7 +724,9 @@ void pte_mfb_place(struct pte_mfb *a)
 /* k > 0 frames of items > 0 held back: counted with the frames of that
  * length, else as a new length (the oldest ones placed when there are
  * PTE_PEND lengths already).  The hint finds the length in one look when
- * it came before (lengths alternate in a few). */
+ * it came before (lengths alternate in a few); a hint of 0 says that no
+ * length held back has its hash (pte_mfb_place clears them), so a new
+ * length is added without a search. */
 static inline void pend_add(struct pte_mfb *a, uint32_t items, uint64_t k)
 {
 	uint8_t *hint = &a->pend_hint[(items * 0x9E3779B1u) >> 27 & (PTE_PEND_HINT - 1)];
@@ -733,9 +736,12 @@ static inline void pend_add(struct pte_mfb *a, uint32_t items, uint64_t k)
 		a->pend[i - 1].k += k;
 		return;
 	}
-	for (i = 0; i < a->npend; i++)
-		if (a->pend[i].items == items)
-			break;
+	if (!i)
+		i = a->npend;
+	else
+		for (i = 0; i < a->npend; i++)
+			if (a->pend[i].items == items)
+				break;
 	if (i == a->npend) {
 		if (a->npend == PTE_PEND) {
 			pte_mfb_place(a);
