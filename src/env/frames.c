@@ -389,13 +389,11 @@ fx_compose(struct pte_mfb *a, struct pte_fx *first, uint64_t k, struct pte_fx **
 	 * backwards from the end through the cycle (a cycle always finishes a
 	 * word) */
 	unsigned end = rem ? j + (unsigned)rem - 1 : n - 1;
-	*tout = 0xff;
-	for (unsigned d = 0; d < m; d++) {
+	*tout = list[end]->nw ? list[end]->tout : 0xff; /* d = 0 below, mostly */
+	for (unsigned d = 1; d < m && *tout == 0xff; d++) {
 		unsigned i = j + (end - j + m - d) % m;
-		if (list[i]->nw) {
+		if (list[i]->nw)
 			*tout = list[i]->tout;
-			break;
-		}
 	}
 	*np = n;
 	*last = list[end];
