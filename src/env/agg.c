@@ -35,7 +35,8 @@ int pte_mfb_init(struct pte_mfb *a, unsigned regions, unsigned items, uint64_t m
 	a->cap = (unsigned)max_slice + 2 * PTE_MAXPAT + 8;
 	a->run = pte_calloc(a->cap, sizeof(*a->run));
 	a->pat = pte_calloc(a->cap, sizeof(*a->pat));
-	a->fx = pte_calloc(PTE_FX_SLOTS, sizeof(*a->fx));
+	/* the effects, then what the builder remembers of them (pte_mfb_side) */
+	a->fx = pte_calloc(1, PTE_FX_SLOTS * sizeof(*a->fx) + sizeof(struct pte_mfb_side));
 	a->gen = 1;
 	a->carry_cap = a->spare_cap = 16;
 	a->carry = pte_calloc(a->carry_cap, sizeof(*a->carry));
@@ -211,7 +212,8 @@ static inline void set_pos(struct pte_pat *p, uint32_t mask, uint64_t base, uint
  * as evenly as possible: at most three patterns (all EOF_POS base, all
  * base + 1, the first `part` of them base + 1), in this order.
  */
-static void emit_entry(struct pte_mfb *a, struct pte_patent *e, uint64_t n)
+static inline __attribute__((always_inline)) void emit_entry(struct pte_mfb *a,
+							    struct pte_patent *e, uint64_t n)
 {
 	unsigned E = popc32(e->p.eof);
 	if (n == 0)
@@ -244,6 +246,13 @@ static void emit_entry(struct pte_mfb *a, struct pte_patent *e, uint64_t n)
 	}
 	e->n -= n;
 	e->possum -= S;
+}
+
+/* All words of an entry, out of line: what a walk leaves over (never so
+ * far; emit_entry is inlined where the walk emits). */
+static __attribute__((noinline)) void emit_rest(struct pte_mfb *a, struct pte_patent *e)
+{
+	emit_entry(a, e, e->n);
 }
 
 static inline unsigned pat_hash(const struct pte_mfb *a, const struct pte_pat *p, int in, int out)
@@ -306,10 +315,13 @@ void pte_mfb_fold(struct pte_mfb *a)
 	fold_pairs(a, s0, s1);
 	fold_walk(a, s0);
 	/* Nothing is left over when the table was a walk from s0 to s1; keep
-	 * the cycles anyway if it ever was not. */
-	for (unsigned i = 0; i < a->nent; i++)
+	 * the cycles anyway if it ever was not.  The entries are left empty
+	 * (for the next emission, below). */
+	for (unsigned i = 0; i < a->nent; i++) {
 		if (a->ent[i].n)
-			emit_entry(a, &a->ent[i], a->ent[i].n);
+			emit_rest(a, &a->ent[i]);
+		a->ent[i].n = a->ent[i].possum = 0;
+	}
 	a->s0 = (uint8_t)s1;
 	if (a->nent > PTE_MAXPAT / 2) {
 		a->nent = 0;
@@ -323,8 +335,6 @@ void pte_mfb_fold(struct pte_mfb *a)
 	/* the next emission uses the same patterns, mostly: the entries stay,
 	 * empty, and so do the effects' reservations (the pairs' new entries
 	 * join the hash) */
-	for (unsigned i = 0; i < a->nent; i++)
-		a->ent[i].n = a->ent[i].possum = 0;
 	if (a->nent != hashed)
 		rehash(a);
 }

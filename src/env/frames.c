@@ -120,13 +120,19 @@ static void frame_slow(struct pte_mfb *a, uint32_t items)
  */
 
 /* Two words under construction are the same (all 24 bytes: the regions
- * beyond the frames are zero). */
+ * beyond the frames are zero), compared word by word without a copy. */
+_Static_assert(sizeof(struct pte_pat) == 24, "a word is three 64-bit words");
 static inline int pat_same(const struct pte_pat *x, const struct pte_pat *y)
 {
-	uint64_t a[3], b[3];
-	memcpy(a, x, sizeof(a));
-	memcpy(b, y, sizeof(b));
-	return a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
+	const unsigned char *p = (const void *)x, *q = (const void *)y;
+	uint64_t a0, a1, a2, b0, b1, b2;
+	memcpy(&a0, p, 8);
+	memcpy(&b0, q, 8);
+	memcpy(&a1, p + 8, 8);
+	memcpy(&b1, q + 8, 8);
+	memcpy(&a2, p + 16, 8);
+	memcpy(&b2, q + 16, 8);
+	return ((a0 ^ b0) | (a1 ^ b1) | (a2 ^ b2)) == 0;
 }
 
 static inline int fx_key_eq(const struct pte_fx *f, const struct pte_mfb *a, unsigned in,
@@ -383,13 +389,11 @@ fx_compose(struct pte_mfb *a, struct pte_fx *first, uint64_t k, struct pte_fx **
 	 * backwards from the end through the cycle (a cycle always finishes a
 	 * word) */
 	unsigned end = rem ? j + (unsigned)rem - 1 : n - 1;
-	*tout = 0xff;
-	for (unsigned d = 0; d < m; d++) {
+	*tout = list[end]->nw ? list[end]->tout : 0xff; /* d = 0 below, mostly */
+	for (unsigned d = 1; d < m && *tout == 0xff; d++) {
 		unsigned i = j + (end - j + m - d) % m;
-		if (list[i]->nw) {
+		if (list[i]->nw)
 			*tout = list[i]->tout;
-			break;
-		}
 	}
 	*np = n;
 	*last = list[end];
@@ -397,7 +401,10 @@ fx_compose(struct pte_mfb *a, struct pte_fx *first, uint64_t k, struct pte_fx **
 }
 
 /* k frames through the cycle first's last walk found (fx_compose), when
- * their words fit; 0 otherwise. */
+ * their words fit; 0 otherwise.  What fx_count() of each effect would
+ * do, with the sums over the cycle added once: its effects are all of
+ * one frame of first's length, so k frames, k * items items and the
+ * words fx_compose summed. */
 static int fx_cycle(struct pte_mfb *a, struct pte_fx *first, uint64_t k)
 {
 	struct pte_fx *list[PTE_FX_CYC], *last;
@@ -406,12 +413,27 @@ static int fx_cycle(struct pte_mfb *a, struct pte_fx *first, uint64_t k)
 	uint8_t tout;
 
 	if (!fx_compose(a, first, k, list, cnt, &n, &words, &last, &tout) ||
-	    a->placed + words > a->S || !fx_reserve_all(a, list, n))
+	    a->placed + words > a->S)
 		return 0;
+	unsigned stale = 0; /* effects without their entries in this generation */
 	for (unsigned i = 0; i < n; i++)
-		fx_count(a, list[i], cnt[i]);
-	if (tout != 0xff)
-		a->tstate = tout;
+		stale |= list[i]->nw && list[i]->gen != a->gen;
+	if (stale && !fx_reserve_all(a, list, n))
+		return 0;
+	uint8_t ts = a->tstate; /* the last effect with words sets it (fx_count) */
+	for (unsigned i = 0; i < n; i++) {
+		struct pte_fx *f = list[i];
+		if (!f->nw)
+			continue;
+		if (f->cnt == 0)
+			a->act[a->nact++] = (uint16_t)(f - a->fx);
+		f->cnt += cnt[i];
+		ts = f->tout;
+	}
+	a->tstate = tout != 0xff ? tout : ts;
+	a->placed += words;
+	a->t_frames += k;
+	a->t_items += k * first->items;
 	fx_state(a, last);
 	return 1;
 }
@@ -594,7 +616,8 @@ void pte_fx_expand(struct pte_mfb *a)
 }
 
 /* k frames of one length placed now (after the frames held back). */
-static void place_frames(struct pte_mfb *a, uint32_t items, uint64_t k)
+static inline __attribute__((always_inline)) void place_frames(struct pte_mfb *a, uint32_t items,
+							      uint64_t k)
 {
 	if (k == 1) {
 		a->walk++; /* no walk: nothing pinned */
@@ -691,6 +714,7 @@ void pte_mfb_place(struct pte_mfb *a)
 	unsigned n = a->npend;
 
 	a->npend = 0;
+	memset(a->pend_hint, 0, sizeof(a->pend_hint)); /* nothing held back */
 	for (unsigned i = 0; i < n; i++)
 		place_frames(a, a->pend[i].items, a->pend[i].k);
 }
@@ -698,7 +722,9 @@ void pte_mfb_place(struct pte_mfb *a)
 /* k > 0 frames of items > 0 held back: counted with the frames of that
  * length, else as a new length (the oldest ones placed when there are
  * PTE_PEND lengths already).  The hint finds the length in one look when
- * it came before (lengths alternate in a few). */
+ * it came before (lengths alternate in a few); a hint of 0 says that no
+ * length held back has its hash (pte_mfb_place clears them), so a new
+ * length is added without a search. */
 static inline void pend_add(struct pte_mfb *a, uint32_t items, uint64_t k)
 {
 	uint8_t *hint = &a->pend_hint[(items * 0x9E3779B1u) >> 27 & (PTE_PEND_HINT - 1)];
@@ -708,9 +734,12 @@ static inline void pend_add(struct pte_mfb *a, uint32_t items, uint64_t k)
 		a->pend[i - 1].k += k;
 		return;
 	}
-	for (i = 0; i < a->npend; i++)
-		if (a->pend[i].items == items)
-			break;
+	if (!i)
+		i = a->npend;
+	else
+		for (i = 0; i < a->npend; i++)
+			if (a->pend[i].items == items)
+				break;
 	if (i == a->npend) {
 		if (a->npend == PTE_PEND) {
 			pte_mfb_place(a);
@@ -744,18 +773,66 @@ void pte_mfb_frame(struct pte_mfb *a, uint32_t items)
 	pte_mfb_frames(a, items, 1);
 }
 
-void pte_mfb_flush_now(struct pte_mfb *a)
+/* The word under construction ends, nothing held back.  src: NULL, or
+ * the effect whose end state this is, which remembers the flush's effect
+ * (fx_after's aft) while its slot holds it: what the lookup would find. */
+static void flush_from(struct pte_mfb *a, struct pte_fx *src)
 {
-	if (a->npend)
-		pte_mfb_place(a);
 	if (!a->cur_r)
 		return;
 	a->walk++;
-	struct pte_fx *f = fx_get(a, 0);
+	struct pte_fx *f = NULL;
+	if (src && src->aft && a->fx[src->aft - 1].age == src->aft_age) {
+		f = &a->fx[src->aft - 1];
+	} else if ((f = fx_get(a, 0)) != NULL && src) {
+		src->aft = (uint16_t)(f - a->fx + 1);
+		src->aft_age = f->age;
+	}
 	if (f && a->placed + f->words <= a->S)
 		fx_step(a, f);
 	else
 		finish_word(a, 0);
+}
+
+void pte_mfb_flush_now(struct pte_mfb *a)
+{
+	if (a->npend)
+		pte_mfb_place(a);
+	flush_from(a, NULL);
+}
+
+/*
+ * k frames of one length and a flush from the empty state, nothing held
+ * back (pend_add() and pte_mfb_flush()): a bus that sends its bursts
+ * apart does this again and again, mostly with the same frames, so the
+ * effect that placed them the last time (the side's empty) is taken
+ * again while its slot holds it and its key is this one (what
+ * place_frames() would find), and the flush's through flush_from().
+ */
+static __attribute__((noinline)) void replay_burst(struct pte_mfb *a, uint32_t items, uint64_t k)
+{
+	struct pte_burst *m = &pte_mfb_side(a)->burst[(items + k * 0x9E3779B1u) >> 7 & (PTE_BURSTS - 1)];
+	struct pte_fx *f = m->slot ? &a->fx[m->slot - 1] : NULL;
+
+	if (f && f->age == m->age && (uint64_t)f->k == k && fx_key_eq(f, a, 0, items, f->k) &&
+	    a->placed + f->words <= a->S) {
+		a->walk++; /* as place_frames() */
+		fx_step(a, f);
+		flush_from(a, f);
+		return;
+	}
+	a->pend[0] = (struct pte_pend){ items, k }; /* as pend_add() */
+	a->npend = 1;
+	pte_mfb_flush_now(a);
+	/* the state is the empty one again: the effect of the key, if any */
+	if (k > UINT32_MAX)
+		return;
+	struct pte_fx *set = &a->fx[fx_hash(a, 0, items, (uint32_t)k)];
+	for (unsigned w = 0; w < 2; w++)
+		if (set[w].used && fx_key_eq(&set[w], a, 0, items, (uint32_t)k)) {
+			m->slot = (uint16_t)(&set[w] - a->fx + 1);
+			m->age = set[w].age;
+		}
 }
 
 /* The log of a time side (wtime.c) on its word builder: the same calls,
@@ -765,7 +842,12 @@ int pte_mfb_replay(struct pte_mfb *b, const struct pte_wop *log, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		const struct pte_wop *o = &log[i];
 		if (o->op == PTE_WOP_FRAMES) { /* most of them; items > 0, k > 0 */
-			pend_add(b, o->items, o->k);
+			/* a burst and a flush from the empty state; the flush
+			 * that follows has nothing left to do */
+			if (!b->npend && !b->cur_r && i + 1 < n && log[i + 1].op == PTE_WOP_FLUSH)
+				replay_burst(b, o->items, o->k);
+			else
+				pend_add(b, o->items, o->k);
 			continue;
 		}
 		switch ((enum pte_wop_kind)o->op) {

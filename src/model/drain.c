@@ -428,8 +428,10 @@ uint64_t ptm_mi_drain(struct ptm_model *m, uint64_t n)
 	if (a->state > PTM_ACC_WR || a->snap_req || a->clear_req || m->mi_rst || r->cmd_snap ||
 	    r->cmd_clear || r->cmd_mark)
 		return 0;
-	/* one endpoint (two streams) with constant loop bounds */
-	uint64_t done = m->nstreams == 2 ? drain_n(m, n, 2) : drain_n(m, n, m->nstreams);
+	/* one or two endpoints (two or four streams) with constant loop bounds */
+	uint64_t done = m->nstreams == 2   ? drain_n(m, n, 2)
+			: m->nstreams == 4 ? drain_n(m, n, 4)
+					   : drain_n(m, n, m->nstreams);
 	if (done) {
 		catch_up(m, done);
 		m->mi_quiet = m->mi_quiet + done < m->mi_quiet ? UINT64_MAX : m->mi_quiet + done;

@@ -1,6 +1,6 @@
 /*
  * pcie-telemetry: batches of CLK edges of the probe model (identical
- * inputs at every edge), and of MI edges.
+ * inputs at every edge); the MI edges' batches are probe_mi.c.
  *
  * The batch representation.  A CLK batch adds, per bus, the step of its
  * inputs at every edge; frame_open_reg settles after one edge (the walk
@@ -32,6 +32,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * The steps a lane group was given last, by their inputs: a bus sees the
+ * same few words again and again (the card's runs name a handful of
+ * patterns), so its step (a pure function of the inputs same_bus_in()
+ * compares and frame_open) is looked up in LZ_MEMO entries per bus
+ * rather than computed.  For buses of at most two regions (the key is
+ * then the first two words of the inputs and the handshakes); k2 = 0:
+ * an empty entry.
+ */
+#define LZ_MEMO_BITS 7
+#define LZ_MEMO (1u << LZ_MEMO_BITS)
+
+struct lz_memo {
+	uint64_t k0, k1, k2; /* inputs' words 0, 1; handshakes | (open + 1) << 32 */
+	struct lz_step st;
+};
+
 int ptm_probe_lazy_init(ptm_probe *p)
 {
 	const unsigned nb = p->g.buses, n = p->groups * GROUP_SIZE;
@@ -40,7 +57,8 @@ int ptm_probe_lazy_init(ptm_probe *p)
 				  p->g.regions * sizeof(uint16_t) + 7) / 8;
 	p->lz = calloc(nb + 1, sizeof(*p->lz));
 	p->chmap = calloc(n, sizeof(*p->chmap));
-	if (!p->lz || !p->chmap)
+	p->memo = p->key_words <= 2 ? calloc((size_t)nb * LZ_MEMO, sizeof(*p->memo)) : NULL;
+	if (!p->lz || !p->chmap || (p->key_words <= 2 && !p->memo))
 		return -1;
 	for (unsigned ch = 0; ch < n; ch++) {
 		unsigned m = LZ_NONE;
@@ -59,6 +77,7 @@ void ptm_probe_lazy_free(ptm_probe *p)
 {
 	free(p->lz);
 	free(p->chmap);
+	free(p->memo);
 }
 
 /* The increment of field f (see struct lz_step). */
@@ -117,14 +136,41 @@ ALWAYS_INLINE void lz_rebase(ptm_probe *p, unsigned gi, uint64_t tau0)
 	g->valid = 1;
 }
 
-/* The bus's step for frame_open bit open before the word. */
-static inline void lz_step_of(const ptm_probe *p, unsigned b, const struct ptm_bus_in *in,
-			      uint32_t open, struct lz_step *out)
+/* The bus's step for frame_open bit open before the word, computed. */
+static inline void lz_step_new(const ptm_probe *p, unsigned b, const struct ptm_bus_in *in,
+			       uint32_t open, struct lz_step *out)
 {
 	if (p->g.regions == 2)
 		ptm_probe_bus_step_tab(p, b, in, open, out, 2);
 	else
 		ptm_probe_bus_step(p, b, in, open, out);
+}
+
+/* The same through the bus's memo (struct lz_memo) where it has one. */
+static inline void lz_step_of(const ptm_probe *p, unsigned b, const struct ptm_bus_in *in,
+			      uint32_t open, struct lz_step *out)
+{
+	if (!p->memo) {
+		lz_step_new(p, b, in, open, out);
+		return;
+	}
+	const unsigned char *x = (const void *)in;
+	uint64_t k0, k1;
+	uint32_t r;
+	memcpy(&k0, x, 8);
+	memcpy(&k1, x + 8, 8);
+	memcpy(&r, x + offsetof(struct ptm_bus_in, src_rdy), 4);
+	const uint64_t k2 = r | (uint64_t)(open + 1) << 32;
+	const uint64_t h = (k0 ^ k1 * 0x9E3779B97F4A7C15ull ^ k2 * 0xC2B2AE3D27D4EB4Full) *
+			   0x165667B19E3779F9ull;
+	struct lz_memo *e = &p->memo[b * LZ_MEMO + (unsigned)(h >> (64 - LZ_MEMO_BITS))];
+	if (e->k2 != k2 || e->k0 != k0 || e->k1 != k1) {
+		lz_step_new(p, b, in, open, &e->st);
+		e->k0 = k0;
+		e->k1 = k1;
+		e->k2 = k2;
+	}
+	*out = e->st;
 }
 
 /* A batch of bus b from tau0 with inputs in: its group's rates (the
@@ -645,19 +691,6 @@ int ptm_probe_clk_runs(ptm_probe *p, const struct ptm_bus_run *const *bus, const
 	return 1;
 }
 
-/*
- * In reset (RESET or the synchronised MI_RESET held, the synchronisers
- * settled, and a reset edge already done: MI_RESET reaches the CLK side's
- * registers only at its next edge) an edge changes nothing at all.
- */
-static int clk_reset_steady(const ptm_probe *p)
-{
-	const int pr = p->rst_in | ((p->rsync >> 2) & 1);
-	if (!pr || !p->reset_held || p->rsync != (p->mi_rst ? 7 : 0))
-		return 0;
-	return asfifo_wr_settled(&p->fifo, 1);
-}
-
 uint64_t ptm_probe_clk_batch(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t brake,
 			     uint64_t n)
 {
@@ -694,133 +727,9 @@ uint64_t ptm_probe_clk_batch2(ptm_probe *p, const struct ptm_bus_in *bus, uint32
 	return p->st.ticks - t0;
 }
 
-/* Further MI edges with the same inputs change nothing (FIFO empty or not
- * read, CDC registers and flag synchronisers settled). */
-static int mi_steady(const ptm_probe *p, int rd)
-{
-	const struct ptm_asfifo *f = &p->fifo;
-	const int arst = p->rst_in | ((p->rsync >> 2) & 1) | p->mi_rst;
-	if (f->rd_rff != (arst ? 7 : 0))
-		return 0;
-	if (p->mi_rst)
-		return 1;
-	if (p->oq1 != p->ovf || p->oq2 != p->ovf || p->vq1 != p->overrun || p->vq2 != p->overrun)
-		return 0;
-	if (arst)
-		return 1;
-	uint32_t g = f->wr_in_gray;
-	if (f->wsync[0] != g || f->wsync[1] != g || f->wsync[2] != g)
-		return 0;
-	if (f->wr_synced_reg != asfifo_gray2bin(g) || f->rd_in_gray != asfifo_bin2gray(f->rd_cnt))
-		return 0;
-	if (f->vld_reg2 && !rd)
-		return 1; /* read_request = 0: the output registers hold */
-	/* read_request = 1: steady only when nothing is left to move (the
-	 * data registers still load, but data that is not valid). */
-	return f->rd_cnt == f->wr_synced_reg && !f->vld_reg && !f->vld_reg2;
-}
-
 uint64_t ptm_probe_edges_to_tick(const ptm_probe *p)
 {
 	return (uint64_t)(p->dp_mask - p->period);
-}
-
-/* The FIFO whose read side MI edges (MI_RESET = 0, MI_FLAG_CLR =
- * flag_clr, no CLK edge in between) move alone: no reset anywhere and no
- * flag-clear change; the caller steps the read side (pointers, output
- * registers, the write pointer's synchroniser) and reports with
- * ptm_probe_mi_drained().  NULL when an edge does more. */
-struct ptm_asfifo *ptm_probe_mi_drain_fifo(ptm_probe *p, int flag_clr)
-{
-	struct ptm_asfifo *f = &p->fifo;
-	if (p->slow || f->no_quiet || p->mi_rst || p->rst_in || (p->rsync & 4) ||
-	    p->flag_lvl != (flag_clr != 0) || f->rd_rff)
-		return NULL;
-	return f;
-}
-
-void ptm_probe_mi_drained(ptm_probe *p, uint64_t pops, uint64_t edges)
-{
-	p->st.popped += pops;
-	/* the FIFO_OVF and OVERRUN synchronisers: two flops each, and the
-	 * flags do not move without CLK edges */
-	if (edges >= 2) {
-		p->oq2 = p->oq1 = p->ovf;
-		p->vq2 = p->vq1 = p->overrun;
-	} else if (edges) {
-		p->oq2 = p->oq1;
-		p->oq1 = p->ovf;
-		p->vq2 = p->vq1;
-		p->vq1 = p->overrun;
-	}
-	update_mi_hot(p);
-}
-
-uint64_t ptm_probe_mi_clk_batch(ptm_probe *p, int mi_rst, int flag_clr, int rd, uint64_t n,
-				struct ptm_probe_mi_out *last)
-{
-	uint64_t pops = 0;
-	struct ptm_probe_mi_out o;
-	for (unsigned i = 0; i < 1 && n; i++, n--) {
-		ptm_probe_mi_clk(p, mi_rst, flag_clr, rd, &o);
-		if (o.vld) {
-			pops++;
-			if (last)
-				*last = o;
-		}
-	}
-	while (n && !mi_steady(p, rd)) {
-		ptm_probe_mi_clk(p, mi_rst, flag_clr, rd, &o);
-		n--;
-		if (o.vld) {
-			pops++;
-			if (last)
-				*last = o;
-		}
-	}
-	/* Settled: only the data registers still load, unless a valid word
-	 * waits for TX_RD (read_request = 0). */
-	if (!(p->fifo.vld_reg2 && !rd))
-		asfifo_rd_idle_loads(&p->fifo, n);
-	return pops;
-}
-
-/* The counting-only condition of ptm_probe_quiet_edges() out of reset:
- * no reset anywhere, no sweep or FIFO write pending, the flag-clear
- * synchroniser and the FIFO's write side settled. */
-static int clk_counting(const ptm_probe *p)
-{
-	const unsigned fl = p->flag_lvl;
-	if (((unsigned)p->rst_in | p->rsync | p->run | p->wr_en | (p->fq1 ^ fl) | (p->fq2 ^ fl) |
-	     (p->freg ^ fl)) != 0)
-		return 0;
-	return asfifo_wr_settled(&p->fifo, 0);
-}
-
-uint64_t ptm_probe_quiet_edges(const ptm_probe *p, int rst, int flag_clr, unsigned m)
-{
-	if (p->slow || p->mi_rst || (m && p->flag_lvl != (flag_clr != 0)))
-		return 0;
-	/* the read side: the FIFO empty (or held in reset) and every CDC
-	 * register settled, so that MI edges move nothing */
-	if (m && !mi_steady(p, 1))
-		return 0;
-	if (rst)
-		return p->rst_in && clk_reset_steady(p) ? UINT64_MAX : 0;
-	return clk_counting(p) ? ptm_probe_edges_to_tick(p) : 0;
-}
-
-void ptm_probe_quiet_run(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t brake,
-			 int flag_clr, unsigned m, uint64_t k)
-{
-	if (!k)
-		return;
-	ptm_probe_clk_batch(p, rst, bus, brake, k);
-	/* k * m MI edges; beyond 2^64 the same (further edges of a steady
-	 * read side change nothing) */
-	if (m)
-		ptm_probe_mi_clk_batch(p, 0, flag_clr, 1, k > UINT64_MAX / m ? UINT64_MAX : k * m,
-				       NULL);
 }
 
 void ptm_probe_debug_regs(const ptm_probe *p, struct ptm_probe_regs *r, uint64_t *cnt,

@@ -1,6 +1,7 @@
 /*
- * pcie-telemetry: the state of the probe model, shared by probe.c (edges)
- * and probe_batch.c (batches).  Private to those two files.
+ * pcie-telemetry: the state of the probe model, shared by probe.c (edges),
+ * probe_batch.c (CLK batches) and probe_mi.c (MI batches).  Private to
+ * those files.
  */
 #ifndef PTM_PROBE_IMPL_H
 #define PTM_PROBE_IMPL_H
@@ -144,6 +145,7 @@ struct ptm_probe {
 	uint8_t lz_ok;             /* desc_ok when the batch representation began */
 	uint64_t tau, lz_entry;
 	struct lz_group *lz;       /* BUSES bus groups, then the global group */
+	struct lz_memo *memo;      /* per bus, steps by their inputs (probe_batch.c) */
 	uint16_t *chmap;           /* channel -> group << 8 | field, LZ_NONE: padding */
 
 	struct ptm_asfifo fifo;
@@ -306,6 +308,19 @@ ALWAYS_INLINE void ptm_probe_bus_step_tab(const ptm_probe *p, unsigned b,
 	sb->pad = 0;
 	out->move = (uint8_t)((a >> 5) & 1u);
 	out->fo = (uint8_t)((a >> 2) & 1u);
+}
+
+/*
+ * In reset (RESET or the synchronised MI_RESET held, the synchronisers
+ * settled, and a reset edge already done: MI_RESET reaches the CLK side's
+ * registers only at its next edge) an edge changes nothing at all.
+ */
+static inline int clk_reset_steady(const ptm_probe *p)
+{
+	const int pr = p->rst_in | ((p->rsync >> 2) & 1);
+	if (!pr || !p->reset_held || p->rsync != (p->mi_rst ? 7 : 0))
+		return 0;
+	return asfifo_wr_settled(&p->fifo, 1);
 }
 
 /* probe.c */
