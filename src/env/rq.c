@@ -336,26 +336,27 @@ static uint64_t read_uniform(struct ep *e, struct req *r, struct ent *x, uint64_
 	return tlps;
 }
 
-/* One TLP's completions join the group's runs; 0 (and nothing joins)
- * when that would take more runs than a group holds. */
-static int merge_runs(struct ent *x, const struct tlp_need *n)
+/* Completions of the sizes of c[0..nc) (each size once), k times their
+ * counts, join the group's runs (new sizes appended in order); 0 (and
+ * nothing joins) when that would take more runs than a group holds. */
+static int merge_runs(struct ent *x, const struct cpl_run *c, unsigned nc, uint32_t k)
 {
-	unsigned at[4], nm = x->nrun;
+	unsigned at[MAX_RUNS_PER_ENT], nm = x->nrun;
 
-	for (unsigned i = 0; i < n->ncr; i++) {
+	for (unsigned i = 0; i < nc; i++) {
 		unsigned j;
 		for (j = 0; j < nm; j++)
-			if (x->run[j].bytes == n->cr[i].bytes)
+			if (x->run[j].bytes == c[i].bytes)
 				break;
 		if (j == nm) {
 			if (nm == MAX_RUNS_PER_ENT)
 				return 0;
-			x->run[nm++] = (struct cpl_run){ n->cr[i].bytes, 0 }; /* dropped below on failure */
+			x->run[nm++] = (struct cpl_run){ c[i].bytes, 0 }; /* dropped below on failure */
 		}
 		at[i] = j;
 	}
-	for (unsigned i = 0; i < n->ncr; i++)
-		x->run[at[i]].count += n->cr[i].count;
+	for (unsigned i = 0; i < nc; i++)
+		x->run[at[i]].count += c[i].count * k;
 	x->nrun = (uint8_t)nm;
 	return 1;
 }
@@ -374,22 +375,6 @@ static int add_run_to(struct cpl_run *run, unsigned *n, const struct cpl_run *c)
 		run[(*n)++] = (struct cpl_run){ c->bytes, 0 };
 	}
 	run[j].count += c->count;
-	return 1;
-}
-
-/* Whether completions of the sizes of c[0..nc) can join the runs of x
- * (new sizes among them take a run each, at most MAX_RUNS_PER_ENT). */
-static int runs_fit(const struct ent *x, const struct cpl_run *c, unsigned nc)
-{
-	unsigned n = x->nrun;
-
-	for (unsigned i = 0; i < nc; i++) {
-		unsigned j = 0;
-		while (j < x->nrun && x->run[j].bytes != c[i].bytes)
-			j++;
-		if (j == x->nrun && ++n > MAX_RUNS_PER_ENT)
-			return 0;
-	}
 	return 1;
 }
 
@@ -471,14 +456,8 @@ static uint64_t read_whole(struct ep *e, const struct req *r, struct ent *x, uin
 			    : 0;
 	if (!k || !(k = alike_from_head(e, r, k)))
 		return 0;
-	if (!runs_fit(x, q->cr, q->ncr))
+	if (!merge_runs(x, q->cr, q->ncr, (uint32_t)k))
 		return 0;
-	unsigned n = x->nrun;
-	for (unsigned i = 0; i < q->ncr; i++) {
-		struct cpl_run c = { q->cr[i].bytes, (uint32_t)(q->cr[i].count * k) };
-		add_run_to(x->run, &n, &c);
-	}
-	x->nrun = (uint8_t)n;
 	p->tags_used += (unsigned)(k * q->ntlp);
 	p->cplh_used += (unsigned)(k * q->h);
 	p->reserved += k * q->w;
@@ -517,7 +496,7 @@ static uint64_t read_tlps(struct ep *e, struct req *r, struct ent *x, uint32_t c
 			    (e->info.cpl_headers && p->cplh_used + n->h > e->info.cpl_headers))
 				break;
 		}
-		if (!merge_runs(x, n))
+		if (!merge_runs(x, n->cr, n->ncr, 1))
 			break;
 		p->tags_used++;
 		p->cplh_used += n->h;
