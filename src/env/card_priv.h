@@ -210,6 +210,10 @@ struct port {
 	/* what the DMA side takes in a slice: data regions, headers, data
 	 * words (push_progress; for slice cap_slice, 0 = none yet) */
 	uint64_t cap_reg, cap_hdr, cap_words, cap_slice;
+	/* the FIFOs' capacities while they hold completions of one size
+	 * alone (ptc.c, fifo_caps_one): words and headers, for completions
+	 * of one_w words and one_reg regions in slice one_slice (0: none) */
+	uint64_t one_cw, one_ch, one_w, one_reg, one_slice;
 	double ready_carry, hdr_carry;
 };
 

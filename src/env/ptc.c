@@ -169,7 +169,7 @@ static inline uint64_t caps_drain(const struct port *pt, uint64_t frames, const 
 	return frames * f->w >= pt->cap_words * f->h ? pt->cap_words : frames * f->w / f->h;
 }
 
-static struct fifo_cap fifo_caps(struct ep *e, struct port *pt, unsigned port, uint64_t w,
+static inline struct fifo_cap fifo_caps(struct ep *e, struct port *pt, unsigned port, uint64_t w,
 				 uint64_t reg, const struct fifo_fill *f)
 {
 	port_capacity(e, pt, port);
@@ -177,6 +177,32 @@ static struct fifo_cap fifo_caps(struct ep *e, struct port *pt, unsigned port, u
 	uint64_t drain = f->h ? caps_drain(pt, frames, f) : pte_min64(pt->cap_words, frames * w);
 	return (struct fifo_cap){ e->cfg->down_fifo_words + drain,
 				  e->cfg->down_fifo_headers + frames };
+}
+
+/*
+ * fifo_caps() for completions of w words and reg regions while the port's
+ * FIFOs hold only such completions, or nothing (1, capacities in *c), else
+ * 0.  Then their mean regions per frame and words per header are reg and
+ * w whatever their number h: min(cap_hdr, floor(cap_reg * h / (h * reg)))
+ * is min(cap_hdr, floor(cap_reg / reg)), as fifo_caps finds them empty,
+ * and the drain likewise; so the same for the whole slice, remembered.
+ */
+static inline int fifo_caps_one(struct ep *e, struct port *pt, unsigned port, uint64_t w,
+				uint64_t reg, struct fifo_cap *c)
+{
+	if (pt->af_words != pt->af_hdrs * w || pt->af_regions != pt->af_hdrs * reg)
+		return 0;
+	if (pt->one_slice != e->push.slice_no || pt->one_w != w || pt->one_reg != reg) {
+		const struct fifo_fill none = { 0, 0, 0 };
+		const struct fifo_cap n = fifo_caps(e, pt, port, w, reg, &none);
+		pt->one_cw = n.w;
+		pt->one_ch = n.h;
+		pt->one_w = w;
+		pt->one_reg = reg;
+		pt->one_slice = e->push.slice_no;
+	}
+	*c = (struct fifo_cap){ pt->one_cw, pt->one_ch };
+	return 1;
 }
 
 /*
@@ -221,7 +247,9 @@ static __attribute__((noinline)) uint64_t fifo_room(struct ep *e, struct port *p
 						    uint64_t k, uint64_t w, uint64_t reg, uint64_t t)
 {
 	const struct fifo_fill f = fifo_now(pt);
-	const struct fifo_cap c = fifo_caps(e, pt, port, w, reg, &f);
+	struct fifo_cap c;
+	if (!fifo_caps_one(e, pt, port, w, reg, &c))
+		c = fifo_caps(e, pt, port, w, reg, &f);
 	uint64_t roomw = c.w > f.w ? c.w - f.w : 0;
 	uint64_t roomh = c.h > f.h ? c.h - f.h : 0;
 	if (k * w > roomw) /* k > roomw / w, without dividing while it is not */
