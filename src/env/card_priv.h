@@ -162,6 +162,9 @@ struct ptc {
 	struct fq st;              /* storage FIFO contents */
 	struct group_cache gc[GROUP_CACHE]; /* 0: heads that do not split alike */
 	unsigned gc_last;          /* the entry asked about last */
+	const struct group_cache *known; /* the head's group need when RQ's last
+				    * step in slice known_T0 waited for it (rq.c) */
+	int64_t known_T0;
 	struct split_cache ur;
 	struct need_cache need[NEED_CACHE];
 	struct req_cache req[REQ_CACHE];

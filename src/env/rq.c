@@ -588,8 +588,10 @@ static int group_fits_surely(const struct ep *e, const struct tlp_need *first)
 
 /* ---- one step ---------------------------------------------------------------------- */
 
-/* One step of RQ at its current time (pte_rq_steps). */
-static inline int rq_step(struct ep *e, int64_t T0, uint64_t S)
+/* One step of RQ at its current time (pte_rq_steps).  *known: the need
+ * of the head's group of reads when the step before waited for it (the
+ * same head asks the same), else NULL; set for the next step. */
+static inline int rq_step(struct ep *e, int64_t T0, uint64_t S, const struct group_cache **known)
 {
 	uint64_t trq = pte_wt_used(&e->rq);
 	int64_t now = T0 + (int64_t)trq;
@@ -600,45 +602,61 @@ static inline int rq_step(struct ep *e, int64_t T0, uint64_t S)
 	if (rc)
 		return rc;
 	struct req *r = pte_reqq_head(&e->ptc.in);
-	if (!r) {
-		pte_wt_flush(&e->rq);
-		pte_wt_idle_flushed(&e->rq, S - pte_wt_used(&e->rq));
-		return 0;
-	}
-	if (r->write) {
-		if (link_ready(e, now, trq, S))
-			pte_write_burst(e, T0, S, r, now);
-		return 0;
-	}
 	uint32_t chunk = 0;
 	struct tlp_need first;
 	enum pte_brake why = PTE_BRAKE_NONE;
-	const struct group_cache *g = group_need_uni(e, r);
-	if (!g) {
-		uint64_t a;
-		chunk = tlp_chunk(r, e->info.mrrs, &a);
-		read_need(e, a, chunk, &first);
-		if (!group_fits_surely(e, &first))
-			why = read_blocked(e, group_need(e, r, &first));
-	} else {
-		first.ncr = 0; /* a uniform group needs no first TLP */
+	const struct group_cache *g = *known;
+	if (g) {
+		first.ncr = 0;
 		why = read_blocked(e, g);
+	} else {
+		if (!r) {
+			pte_wt_flush(&e->rq);
+			pte_wt_idle_flushed(&e->rq, S - pte_wt_used(&e->rq));
+			return 0;
+		}
+		if (r->write) {
+			if (link_ready(e, now, trq, S))
+				pte_write_burst(e, T0, S, r, now);
+			return 0;
+		}
+		g = group_need_uni(e, r);
+		if (!g) {
+			uint64_t a;
+			chunk = tlp_chunk(r, e->info.mrrs, &a);
+			read_need(e, a, chunk, &first);
+			if (!group_fits_surely(e, &first))
+				why = read_blocked(e, g = group_need(e, r, &first));
+		} else {
+			first.ncr = 0; /* a uniform group needs no first TLP */
+			why = read_blocked(e, g);
+		}
 	}
 	if (why != PTE_BRAKE_NONE) {
+		/* the next step finds the same head: group_need_uni would
+		 * answer g (the head asked about last) */
+		*known = g;
 		read_wait(e, T0, S, trq, why);
 		return 0;
 	}
+	*known = NULL;
 	if (!link_ready(e, now, trq, S))
 		return 0;
 	return read_group(e, T0, trq, now, r, chunk, &first);
 }
 
+/* Within a slice only the RQ's steps change the head request (the DMA
+ * side adds requests between slices): a wait's known need holds from one
+ * call to the next while the slice (T0) is the same. */
 int pte_rq_steps(struct ep *e, int64_t T0, uint64_t S, uint64_t until)
 {
+	const struct group_cache *known = e->ptc.known_T0 == T0 ? e->ptc.known : NULL;
 	int rc;
 
 	do
-		rc = rq_step(e, T0, S);
+		rc = rq_step(e, T0, S, &known);
 	while (!rc && pte_wt_used(&e->rq) < until);
+	e->ptc.known = known;
+	e->ptc.known_T0 = T0;
 	return rc;
 }
