@@ -147,6 +147,20 @@ struct write_size {
 	double Lq, Lr;
 };
 
+/* bulk_cross(): the TLPs of a write request that crosses a 4 KiB
+ * boundary, by its size and where it starts in its page: runs of equal
+ * TLPs, each with its RQ items, regions and link time (at most
+ * WRITE_CROSS_RUNS runs, else not remembered). */
+#define WRITE_CROSS 64
+#define WRITE_CROSS_RUNS 4
+struct write_cross {
+	uint32_t size, a4k;        /* size 0: empty */
+	unsigned n;
+	uint32_t count[WRITE_CROSS_RUNS], items[WRITE_CROSS_RUNS];
+	uint64_t regs[WRITE_CROSS_RUNS], bytes[WRITE_CROSS_RUNS]; /* of the run's TLPs */
+	double L[WRITE_CROSS_RUNS];
+};
+
 /* The PTC: its input buffer and the resources reads hold. */
 struct ptc {
 	struct reqq in;            /* input buffer */
@@ -169,6 +183,7 @@ struct ptc {
 	struct need_cache need[NEED_CACHE];
 	struct req_cache req[REQ_CACHE];
 	struct write_size wsz[WRITE_SIZES];
+	struct write_cross wx[WRITE_CROSS];
 };
 
 /* The storage FIFO emptying towards the DMA ports within a slice. */
