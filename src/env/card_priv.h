@@ -128,8 +128,8 @@ struct need_cache {
 };
 
 /* req_need(): what a whole read request needs, by its size and where it
- * starts (in a 4 KiB page and in a host completion block). */
-#define REQ_CACHE 256
+ * starts (in a 4 KiB page and in a host completion block); sets of two. */
+#define REQ_CACHE 512
 struct req_cache {
 	uint32_t size, a4k, acpl; /* size 0: empty */
 	int ok;                   /* 0: more completion sizes than a group holds */

@@ -387,10 +387,13 @@ static const struct req_cache *req_need(struct ep *e, const struct req *r)
 {
 	uint32_t a4k = (uint32_t)(r->addr % 4096u), acpl = pte_cpl_off(&e->host, r->addr);
 	uint32_t hsh = r->size * 0x9E3779B1u ^ a4k * 0x85EBCA77u ^ acpl * 0xC2B2AE3Du;
-	struct req_cache *q = &e->ptc.req[(hsh ^ hsh >> 15) % REQ_CACHE];
+	/* two ways a set: the one filled last first */
+	struct req_cache *q = &e->ptc.req[(hsh ^ hsh >> 15) % (REQ_CACHE / 2) * 2];
 
-	if (q->size == r->size && q->a4k == a4k && q->acpl == acpl)
-		return q->ok ? q : NULL;
+	for (unsigned w = 0; w < 2; w++)
+		if (q[w].size == r->size && q[w].a4k == a4k && q[w].acpl == acpl)
+			return q[w].ok ? &q[w] : NULL;
+	q[1] = q[0];
 	memset(q, 0, sizeof(*q));
 	q->ok = 1;
 	for (uint32_t off = 0; off < r->size && q->ok;) {
