@@ -43,7 +43,9 @@ static const struct tlp_need *read_need_calc(struct ep *e, uint64_t a, uint32_t 
 static inline const struct tlp_need *read_need_at(struct ep *e, uint64_t a, uint32_t chunk)
 {
 	uint32_t off = pte_cpl_off(&e->host, a);
-	struct need_cache *c = &e->ptc.need[(off / 4 * 31u + chunk / 4) % NEED_CACHE];
+	/* sizes and offsets are mostly multiples of 64: hashed to the top bits */
+	uint32_t h = off * 0x9E3779B1u ^ chunk * 0x85EBCA77u;
+	struct need_cache *c = &e->ptc.need[(h ^ h >> 16) % NEED_CACHE];
 
 	if (c->chunk == chunk && c->off == off)
 		return &c->n;
