@@ -111,7 +111,9 @@ struct group_cache {
 	unsigned t;
 };
 
-/* uniform_read(): the TLPs and completions of a request size. */
+/* uniform_read(): the TLPs and completions of a request size; those of
+ * other sizes asked before, by size. */
+#define SPLIT_CACHE 8
 struct split_cache {
 	int valid;
 	uint32_t size, stride, w, h;
@@ -179,7 +181,7 @@ struct ptc {
 	const struct group_cache *known; /* the head's group need when RQ's last
 				    * step in slice known_T0 waited for it (rq.c) */
 	int64_t known_T0;
-	struct split_cache ur;
+	struct split_cache ur, ur_by[SPLIT_CACHE];
 	struct need_cache need[NEED_CACHE];
 	struct req_cache req[REQ_CACHE];
 	struct write_size wsz[WRITE_SIZES];

@@ -89,39 +89,46 @@ static int splits_alike(const struct ep *e, struct req *r)
 	return r->alike == 1;
 }
 
-/*
- * The TLPs of one read request and their completions, when every request
- * of the run splits the same way; 0 otherwise.
- */
-static const struct split_cache *uniform_read(struct ep *e, struct req *r)
+/* Completions of one size join runs (at most MAX_RUNS_PER_ENT of them,
+ * in the order they first appear): 0 when there would be more. */
+static int add_run_to(struct cpl_run *run, unsigned *n, const struct cpl_run *c)
 {
-	struct split_cache *out = &e->ptc.ur;
+	unsigned j;
+	for (j = 0; j < *n; j++)
+		if (run[j].bytes == c->bytes)
+			break;
+	if (j == *n) {
+		if (*n == MAX_RUNS_PER_ENT)
+			return 0;
+		run[(*n)++] = (struct cpl_run){ c->bytes, 0 };
+	}
+	run[j].count += c->count;
+	return 1;
+}
 
-	if (r->off || !splits_alike(e, r))
-		return NULL;
-	/* under these conditions the split does not depend on the address */
-	if (out->valid && out->size == r->size && out->stride == r->stride)
+/* uniform_read() for a size other than the last one's (ports mix them):
+ * the split of the last one is kept by size, this one's is taken if it
+ * was kept before, else computed; into *out. */
+static __attribute__((noinline)) const struct split_cache *
+uniform_split(struct ep *e, const struct req *r, struct split_cache *out)
+{
+	const struct split_cache *by = &e->ptc.ur_by[(r->size >> 6) % SPLIT_CACHE];
+	if (out->valid)
+		e->ptc.ur_by[(out->size >> 6) % SPLIT_CACHE] = *out;
+	if (by->valid && by->size == r->size && by->stride == r->stride) {
+		*out = *by;
 		return out;
+	}
 	memset(out, 0, sizeof(*out));
 	for (uint32_t off = 0; off < r->size;) {
 		uint32_t c = r->size - off < e->info.mrrs ? r->size - off : e->info.mrrs;
-		uint64_t a = r->addr + off;
 		struct tlp_need t;
-		read_need(e, a, c, &t);
-		for (unsigned i = 0; i < t.ncr; i++) {
-			unsigned j;
-			for (j = 0; j < out->ncr; j++)
-				if (out->cr[j].bytes == t.cr[i].bytes)
-					break;
-			if (j == out->ncr) {
-				if (out->ncr == MAX_RUNS_PER_ENT) {
-					out->valid = 0;
-					return NULL;
-				}
-				out->cr[out->ncr++] = (struct cpl_run){ t.cr[i].bytes, 0 };
+		read_need(e, r->addr + off, c, &t);
+		for (unsigned i = 0; i < t.ncr; i++)
+			if (!add_run_to(out->cr, &out->ncr, &t.cr[i])) {
+				out->valid = 0;
+				return NULL;
 			}
-			out->cr[j].count += t.cr[i].count;
-		}
 		out->w += t.w;
 		out->h += t.h;
 		out->ntlp++;
@@ -134,6 +141,22 @@ static const struct split_cache *uniform_read(struct ep *e, struct req *r)
 	for (unsigned i = 0; i < out->ncr; i++)
 		out->frames += out->cr[i].count;
 	return out;
+}
+
+/*
+ * The TLPs of one read request and their completions, when every request
+ * of the run splits the same way; 0 otherwise.
+ */
+static inline const struct split_cache *uniform_read(struct ep *e, struct req *r)
+{
+	struct split_cache *out = &e->ptc.ur;
+
+	if (r->off || !splits_alike(e, r))
+		return NULL;
+	/* under these conditions the split does not depend on the address */
+	if (out->valid && out->size == r->size && out->stride == r->stride)
+		return out;
+	return uniform_split(e, r, out);
 }
 
 /*
@@ -360,23 +383,6 @@ static int merge_runs(struct ent *x, const struct cpl_run *c, unsigned nc, uint3
 	for (unsigned i = 0; i < nc; i++)
 		x->run[at[i]].count += c[i].count * k;
 	x->nrun = (uint8_t)nm;
-	return 1;
-}
-
-/* Completions of one size join runs (at most MAX_RUNS_PER_ENT of them,
- * in the order they first appear): 0 when there would be more. */
-static int add_run_to(struct cpl_run *run, unsigned *n, const struct cpl_run *c)
-{
-	unsigned j;
-	for (j = 0; j < *n; j++)
-		if (run[j].bytes == c->bytes)
-			break;
-	if (j == *n) {
-		if (*n == MAX_RUNS_PER_ENT)
-			return 0;
-		run[(*n)++] = (struct cpl_run){ c->bytes, 0 };
-	}
-	run[j].count += c->count;
 	return 1;
 }
 
