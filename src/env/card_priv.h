@@ -551,6 +551,11 @@ static inline int pte_push_progress(struct ep *e, uint64_t t)
 		return 0; /* the budget up to t is used up (as pte_push_moves finds) */
 	return pte_push_moves(e, t);
 }
+/* k completions of `bytes` for a port arrive in the storage FIFO, which
+ * holds nothing else, and the push is not held: the push up to slice
+ * cycle t takes them on as pte_push_progress(e, t) would after they were
+ * stored, and the rest is stored.  0 or -ENOMEM. */
+int pte_push_in(struct ep *e, unsigned port, uint32_t bytes, uint64_t k, uint64_t t);
 void pte_push_begin(struct ep *e, uint64_t S, uint64_t d_next);
 /* A completion that arrived at slice cycle t goes on to its port's FIFOs
  * at once, as pte_push_progress(e, t) would move it when the storage FIFO

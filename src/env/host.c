@@ -78,9 +78,13 @@ static int rc_frames(struct ep *e, struct ent *x, struct cpl_run *cr, uint64_t k
 	p->stored += words;
 	p->reserved -= words;
 	pte_lvl_set(&e->stl, trc < S ? trc : S, pte_st_free(e));
-	rc = pte_fq_push(&p->st, x->port, bytes, k);
-	if (!rc)
-		rc = pte_push_progress(e, pte_wt_used(&e->rc));
+	if (!p->st.n && !e->push.held) {
+		rc = pte_push_in(e, x->port, bytes, k, pte_wt_used(&e->rc));
+	} else {
+		rc = pte_fq_push(&p->st, x->port, bytes, k);
+		if (!rc)
+			rc = pte_push_progress(e, pte_wt_used(&e->rc));
+	}
 	if (rc)
 		return rc;
 	e->truth.pcie[PTE_RC].bytes += k * (bytes + e->info.rc_header_bytes);
