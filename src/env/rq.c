@@ -436,8 +436,11 @@ static uint64_t alike_from_head(const struct ep *e, const struct req *r, uint64_
 		return max ? 1 : 0;
 	if (r->stride % 4096u == 0)
 		return max;
-	while (k < max && ((r->addr + (k - 1) * r->stride) & 4095u) + r->size <= 4096u &&
-	       ((r->addr + k * r->stride) & 4095u) + r->size <= 4096u)
+	/* the head and those after it that cross no 4 KiB boundary */
+	uint64_t a = r->addr;
+	if ((a & 4095u) + r->size > 4096u)
+		return 1;
+	for (a += r->stride; k < max && (a & 4095u) + r->size <= 4096u; a += r->stride)
 		k++;
 	return k;
 }
