@@ -147,21 +147,29 @@ static int bulk_slot(struct bulk *b, uint32_t items)
 }
 
 /* A request that crosses no 4 KiB boundary (its TLPs from write_size z)
- * joins the bulk: onto the link from `now` on, its frames counted. */
-static void bulk_plain(struct ep *e, struct bulk *b, const struct write_size *z, int64_t now)
+ * joins the bulk: onto the link from `now` on, its regions counted (its
+ * frames, TLPs and bytes, the same for each such request: bulk_plains). */
+static inline void bulk_plain(struct ep *e, struct bulk *b, const struct write_size *z, int64_t now)
 {
-	const uint32_t hdr = e->info.rq_header_bytes;
 	double t = e->link.up_t > (double)now ? e->link.up_t : (double)now;
 
 	if (z->q)
 		t = e->link.up_t = t + z->Lq;
 	if (z->rem)
 		e->link.up_t = t + z->Lr;
-	b->k[0] += z->q;
-	b->k[1] += z->rem ? 1 : 0;
 	b->regs += z->regs;
-	b->tlps += z->q + (z->rem ? 1 : 0);
-	b->tlp_bytes += z->q * (uint64_t)(e->info.mps + hdr) + (z->rem ? z->rem + hdr : 0);
+}
+
+/* The frames, TLPs and bytes of n requests that joined the bulk through
+ * bulk_plain. */
+static void bulk_plains(const struct ep *e, struct bulk *b, const struct write_size *z, uint64_t n)
+{
+	const uint32_t hdr = e->info.rq_header_bytes, has_rem = z->rem ? 1 : 0;
+
+	b->k[0] += n * z->q;
+	b->k[1] += n * has_rem;
+	b->tlps += n * (z->q + has_rem);
+	b->tlp_bytes += n * (z->q * (uint64_t)(e->info.mps + hdr) + (z->rem ? z->rem + hdr : 0));
 }
 
 /* The TLP runs of a write request of `size` bytes (at most 4 KiB) from
@@ -248,17 +256,19 @@ static uint64_t write_bulk(struct ep *e, int64_t T0, uint64_t S, struct req *r, 
 	const struct write_size *z = write_size(e, r->size);
 	const struct pte_wt *w = &e->rq;
 	struct bulk b = { 2, { z->it_q, z->it_r }, { 0, 0 }, 0, 0, 0 };
-	uint64_t base = w->pend, n = 0, trq = pte_wt_used(w);
+	uint64_t base = w->pend, n = 0, plain = 0, trq = pte_wt_used(w);
 	int64_t now = T0 + (int64_t)trq;
 
 	if (r->size > 4096u)
 		return 0;
 	while (n < max && r->count > n) {
 		uint64_t a = r->addr + n * r->stride;
-		if ((a & 4095u) + r->size <= 4096u)
+		if ((a & 4095u) + r->size <= 4096u) {
 			bulk_plain(e, &b, z, now);
-		else if (!bulk_cross(e, &b, a, r->size, now))
+			plain++;
+		} else if (!bulk_cross(e, &b, a, r->size, now)) {
 			break;
+		}
 		n++;
 		/* the RQ bus after this request's frames */
 		trq = w->placed + pte_wt_div(w, w->cur_r + base + b.regs + w->R - 1);
@@ -266,8 +276,10 @@ static uint64_t write_bulk(struct ep *e, int64_t T0, uint64_t S, struct req *r, 
 		if (trq >= S || pte_link_full(e, now))
 			break;
 	}
-	if (n)
+	if (n) {
+		bulk_plains(e, &b, z, plain);
 		bulk_end(e, r, &b, n);
+	}
 	return n;
 }
 
