@@ -111,7 +111,9 @@ struct group_cache {
 	unsigned t;
 };
 
-/* uniform_read(): the TLPs and completions of a request size. */
+/* uniform_read(): the TLPs and completions of a request size; those of
+ * other sizes asked before, by size. */
+#define SPLIT_CACHE 8
 struct split_cache {
 	int valid;
 	uint32_t size, stride, w, h;
@@ -128,8 +130,8 @@ struct need_cache {
 };
 
 /* req_need(): what a whole read request needs, by its size and where it
- * starts (in a 4 KiB page and in a host completion block). */
-#define REQ_CACHE 256
+ * starts (in a 4 KiB page and in a host completion block); sets of two. */
+#define REQ_CACHE 512
 struct req_cache {
 	uint32_t size, a4k, acpl; /* size 0: empty */
 	int ok;                   /* 0: more completion sizes than a group holds */
@@ -147,6 +149,20 @@ struct write_size {
 	double Lq, Lr;
 };
 
+/* bulk_cross(): the TLPs of a write request that crosses a 4 KiB
+ * boundary, by its size and where it starts in its page: runs of equal
+ * TLPs, each with its RQ items, regions and link time (at most
+ * WRITE_CROSS_RUNS runs, else not remembered). */
+#define WRITE_CROSS 64
+#define WRITE_CROSS_RUNS 4
+struct write_cross {
+	uint32_t size, a4k;        /* size 0: empty */
+	unsigned n;
+	uint32_t count[WRITE_CROSS_RUNS], items[WRITE_CROSS_RUNS];
+	uint64_t regs[WRITE_CROSS_RUNS], bytes[WRITE_CROSS_RUNS]; /* of the run's TLPs */
+	double L[WRITE_CROSS_RUNS];
+};
+
 /* The PTC: its input buffer and the resources reads hold. */
 struct ptc {
 	struct reqq in;            /* input buffer */
@@ -162,10 +178,14 @@ struct ptc {
 	struct fq st;              /* storage FIFO contents */
 	struct group_cache gc[GROUP_CACHE]; /* 0: heads that do not split alike */
 	unsigned gc_last;          /* the entry asked about last */
-	struct split_cache ur;
+	const struct group_cache *known; /* the head's group need when RQ's last
+				    * step in slice known_T0 waited for it (rq.c) */
+	int64_t known_T0;
+	struct split_cache ur, ur_by[SPLIT_CACHE];
 	struct need_cache need[NEED_CACHE];
 	struct req_cache req[REQ_CACHE];
 	struct write_size wsz[WRITE_SIZES];
+	struct write_cross wx[WRITE_CROSS];
 };
 
 /* The storage FIFO emptying towards the DMA ports within a slice. */
@@ -210,6 +230,10 @@ struct port {
 	/* what the DMA side takes in a slice: data regions, headers, data
 	 * words (push_progress; for slice cap_slice, 0 = none yet) */
 	uint64_t cap_reg, cap_hdr, cap_words, cap_slice;
+	/* the FIFOs' capacities while they hold completions of one size
+	 * alone (ptc.c, fifo_caps_one): words and headers, for completions
+	 * of one_w words and one_reg regions in slice one_slice (0: none) */
+	uint64_t one_cw, one_ch, one_w, one_reg, one_slice;
 	double ready_carry, hdr_carry;
 };
 
@@ -527,6 +551,11 @@ static inline int pte_push_progress(struct ep *e, uint64_t t)
 		return 0; /* the budget up to t is used up (as pte_push_moves finds) */
 	return pte_push_moves(e, t);
 }
+/* k completions of `bytes` for a port arrive in the storage FIFO, which
+ * holds nothing else, and the push is not held: the push up to slice
+ * cycle t takes them on as pte_push_progress(e, t) would after they were
+ * stored, and the rest is stored.  0 or -ENOMEM. */
+int pte_push_in(struct ep *e, unsigned port, uint32_t bytes, uint64_t k, uint64_t t);
 void pte_push_begin(struct ep *e, uint64_t S, uint64_t d_next);
 /* A completion that arrived at slice cycle t goes on to its port's FIFOs
  * at once, as pte_push_progress(e, t) would move it when the storage FIFO

@@ -505,6 +505,7 @@ struct pte_mvb {
 	unsigned cur;            /* items in the word under construction */
 	uint64_t cnt[PTM_MAX_REGIONS + 1]; /* words with k items, this emission */
 	uint64_t carry[PTM_MAX_REGIONS + 1];
+	uint64_t carry_n;        /* words in carry[] (0: nothing to carry) */
 	uint64_t carry_stall;
 	uint64_t stall, idle;    /* this slice */
 	uint64_t e_stall, e_idle; /* this emission */

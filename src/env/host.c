@@ -42,6 +42,21 @@ static void rc_wait(struct ep *e, int64_t T0, uint64_t S, int rq_active, int64_t
 	rc_idle(e, S, next > now ? (uint64_t)(next - now) : 1);
 }
 
+/* Group x has given back tg tags and ch header credits in all by tnow
+ * (more than before). */
+static inline int rc_give_back(struct ep *e, struct ent *x, uint32_t tg, uint32_t ch, int64_t tnow)
+{
+	int rc = pte_release_push(e, tnow, tg - x->tags_rel, ch - x->cplh_rel);
+	if (rc)
+		return rc;
+	e->truth.reads += tg - x->tags_rel;
+	e->truth.tag_hold_sum_ns +=
+		(double)(tg - x->tags_rel) * (double)(tnow - x->t_take) * e->host.ns_per_cycle;
+	x->tags_rel = tg;
+	x->cplh_rel = ch;
+	return 0;
+}
+
 /* Tags and header credits of a group come back with its completions. */
 static inline int rc_release(struct ep *e, struct ent *x, const struct cpl_run *cr, int64_t tnow)
 {
@@ -50,16 +65,8 @@ static inline int rc_release(struct ep *e, struct ent *x, const struct cpl_run *
 		tg = (uint32_t)((uint64_t)x->tags * x->frames_done / x->frames);
 		ch = x->cplh ? (uint32_t)((uint64_t)x->cplh * x->frames_done / x->frames) : 0;
 	}
-	if (tg > x->tags_rel || ch > x->cplh_rel) {
-		int rc = pte_release_push(e, tnow, tg - x->tags_rel, ch - x->cplh_rel);
-		if (rc)
-			return rc;
-		e->truth.reads += tg - x->tags_rel;
-		e->truth.tag_hold_sum_ns +=
-			(double)(tg - x->tags_rel) * (double)(tnow - x->t_take) * e->host.ns_per_cycle;
-		x->tags_rel = tg;
-		x->cplh_rel = ch;
-	}
+	if (tg > x->tags_rel || ch > x->cplh_rel)
+		return rc_give_back(e, x, tg, ch, tnow);
 	return 0;
 }
 
@@ -78,9 +85,13 @@ static int rc_frames(struct ep *e, struct ent *x, struct cpl_run *cr, uint64_t k
 	p->stored += words;
 	p->reserved -= words;
 	pte_lvl_set(&e->stl, trc < S ? trc : S, pte_st_free(e));
-	rc = pte_fq_push(&p->st, x->port, bytes, k);
-	if (!rc)
-		rc = pte_push_progress(e, pte_wt_used(&e->rc));
+	if (!p->st.n && !e->push.held) {
+		rc = pte_push_in(e, x->port, bytes, k, pte_wt_used(&e->rc));
+	} else {
+		rc = pte_fq_push(&p->st, x->port, bytes, k);
+		if (!rc)
+			rc = pte_push_progress(e, pte_wt_used(&e->rc));
+	}
 	if (rc)
 		return rc;
 	e->truth.pcie[PTE_RC].bytes += k * (bytes + e->info.rc_header_bytes);
@@ -186,31 +197,58 @@ static uint64_t rc_through(struct ep *e, struct ent *x, struct cpl_run *cr,
 	const uint32_t lo = cap > p->stored + z->rcw ? (uint32_t)(cap - p->stored - z->rcw) : 0;
 	const double L = z->L;
 	uint32_t nr = next_release(x);
-	uint64_t k = 0, gaps = 0, r = *rel;
+	/* While x gives back no header credits, its tags come back one at
+	 * each threshold nr = ceil(j F / G) of its F >= G completions (there
+	 * floor(G nr / F) is j): the thresholds stepped without dividing, F =
+	 * q G + qr, rem = nr G - j F. */
+	const uint32_t F = x->frames, G = x->tags;
+	const int steps = !x->cplh && F >= G && x->tags_rel < G;
+	const uint32_t q = steps ? F / G : 0, qr = steps ? F % G : 0;
+	uint64_t rem = steps ? (uint64_t)nr * G - (uint64_t)(x->tags_rel + 1) * F : 0;
+	/* in registers, into x and cr for rc_release and at the end */
+	uint32_t left = cr->count, fd = x->frames_done;
+	uint64_t k = 0, r = *rel, tt = *t, idl = 0;
+	const uint64_t gap0 = r - tt; /* before the first: not between two */
+	double l = *lt;
 
 	for (;;) {
-		cr->count--;
-		x->frames_done++;
-		*lt += L;
-		if (k)
-			gaps += r - *t;
-		*idle += r - *t;
-		*t = r + fw;
+		left--;
+		fd++;
+		l += L;
+		idl += r - tt;
+		tt = r + fw;
 		k++;
-		if (x->frames_done >= nr || cr->count == 0) {
-			int rc = rc_release(e, x, cr, T0 + (int64_t)*t);
+		if (fd >= nr || left == 0) {
+			cr->count = left;
+			x->frames_done = fd;
+			int rc;
+			if (steps && fd == nr && (left || x->cur + 1 != x->nrun)) {
+				rc = rc_give_back(e, x, x->tags_rel + 1, 0, T0 + (int64_t)tt);
+				nr = x->tags_rel < G ? nr + q + (rem < qr) : UINT32_MAX;
+				rem = rem >= qr ? rem - qr : rem + G - qr;
+			} else {
+				rc = rc_release(e, x, cr, T0 + (int64_t)tt);
+				nr = next_release(x);
+				if (steps && x->tags_rel < G)
+					rem = (uint64_t)nr * G - (uint64_t)(x->tags_rel + 1) * F;
+			}
 			if (rc) {
 				*err = rc;
 				break;
 			}
-			nr = next_release(x);
 		}
-		if (k == m || !cr->count)
+		if (k == m || !left)
 			break;
-		r = (uint64_t)(pte_ceil(*lt + L) - (int64_t)fw - T0);
-		if (r <= *t || r > until || r + fw > S)
+		r = (uint64_t)(pte_ceil(l + L) - (int64_t)fw - T0);
+		if (r <= tt || r > until || r + fw > S)
 			break;
 	}
+	cr->count = left;
+	x->frames_done = fd;
+	*lt = l;
+	*t = tt;
+	*idle += idl;
+	const uint64_t gaps = idl - gap0;
 	e->link.dn_t = *lt;
 	p->reserved -= k * z->rcw;
 	pte_lvl_pulses(&e->stl, t0, lo, hi, k, fw, gaps);

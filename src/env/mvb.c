@@ -19,15 +19,19 @@ static void mvb_put(struct pte_mvb *v, unsigned k, uint64_t n)
 	uint64_t m = n < room ? n : room;
 	v->cnt[k] += m;
 	v->carry[k] += n - m;
+	v->carry_n += n - m;
 	v->placed += n;
 }
 
 void pte_mvb_begin(struct pte_mvb *v, uint64_t S)
 {
 	uint64_t carry[PTM_MAX_REGIONS + 1];
-	uint64_t cs = v->carry_stall;
-	memcpy(carry, v->carry, sizeof(carry));
-	memset(v->carry, 0, sizeof(v->carry));
+	uint64_t cs = v->carry_stall, cn = v->carry_n;
+	if (cn) {
+		memcpy(carry, v->carry, sizeof(carry));
+		memset(v->carry, 0, sizeof(v->carry));
+		v->carry_n = 0;
+	}
 	if (v->emitted) {
 		memset(v->cnt, 0, sizeof(v->cnt));
 		v->e_stall = v->e_idle = 0;
@@ -38,7 +42,7 @@ void pte_mvb_begin(struct pte_mvb *v, uint64_t S)
 	v->S = S;
 	v->placed = 0;
 	v->stall = v->idle = 0;
-	for (unsigned k = 1; k <= v->R; k++)
+	for (unsigned k = 1; cn && k <= v->R; k++)
 		if (carry[k])
 			mvb_put(v, k, carry[k]);
 	if (cs)

@@ -169,7 +169,7 @@ static inline uint64_t caps_drain(const struct port *pt, uint64_t frames, const 
 	return frames * f->w >= pt->cap_words * f->h ? pt->cap_words : frames * f->w / f->h;
 }
 
-static struct fifo_cap fifo_caps(struct ep *e, struct port *pt, unsigned port, uint64_t w,
+static inline struct fifo_cap fifo_caps(struct ep *e, struct port *pt, unsigned port, uint64_t w,
 				 uint64_t reg, const struct fifo_fill *f)
 {
 	port_capacity(e, pt, port);
@@ -177,6 +177,32 @@ static struct fifo_cap fifo_caps(struct ep *e, struct port *pt, unsigned port, u
 	uint64_t drain = f->h ? caps_drain(pt, frames, f) : pte_min64(pt->cap_words, frames * w);
 	return (struct fifo_cap){ e->cfg->down_fifo_words + drain,
 				  e->cfg->down_fifo_headers + frames };
+}
+
+/*
+ * fifo_caps() for completions of w words and reg regions while the port's
+ * FIFOs hold only such completions, or nothing (1, capacities in *c), else
+ * 0.  Then their mean regions per frame and words per header are reg and
+ * w whatever their number h: min(cap_hdr, floor(cap_reg * h / (h * reg)))
+ * is min(cap_hdr, floor(cap_reg / reg)), as fifo_caps finds them empty,
+ * and the drain likewise; so the same for the whole slice, remembered.
+ */
+static inline int fifo_caps_one(struct ep *e, struct port *pt, unsigned port, uint64_t w,
+				uint64_t reg, struct fifo_cap *c)
+{
+	if (pt->af_words != pt->af_hdrs * w || pt->af_regions != pt->af_hdrs * reg)
+		return 0;
+	if (pt->one_slice != e->push.slice_no || pt->one_w != w || pt->one_reg != reg) {
+		const struct fifo_fill none = { 0, 0, 0 };
+		const struct fifo_cap n = fifo_caps(e, pt, port, w, reg, &none);
+		pt->one_cw = n.w;
+		pt->one_ch = n.h;
+		pt->one_w = w;
+		pt->one_reg = reg;
+		pt->one_slice = e->push.slice_no;
+	}
+	*c = (struct fifo_cap){ pt->one_cw, pt->one_ch };
+	return 1;
 }
 
 /*
@@ -221,7 +247,9 @@ static __attribute__((noinline)) uint64_t fifo_room(struct ep *e, struct port *p
 						    uint64_t k, uint64_t w, uint64_t reg, uint64_t t)
 {
 	const struct fifo_fill f = fifo_now(pt);
-	const struct fifo_cap c = fifo_caps(e, pt, port, w, reg, &f);
+	struct fifo_cap c;
+	if (!fifo_caps_one(e, pt, port, w, reg, &c))
+		c = fifo_caps(e, pt, port, w, reg, &f);
 	uint64_t roomw = c.w > f.w ? c.w - f.w : 0;
 	uint64_t roomh = c.h > f.h ? c.h - f.h : 0;
 	if (k * w > roomw) /* k > roomw / w, without dividing while it is not */
@@ -245,6 +273,43 @@ static int fifo_takes_one(struct ep *e, struct port *pt, unsigned port, uint64_t
 	const struct fifo_fill f = fifo_now(pt);
 	const struct fifo_cap c = fifo_caps(e, pt, port, w, reg, &f);
 	return f.w + w <= c.w && f.h + 1 <= c.h;
+}
+
+/* Completions of run f (the storage FIFO's head, or one on its way into
+ * it) go on towards their port, as many as the budget (`allowed` bytes)
+ * and the port's FIFOs take at slice cycle t <= the slice's length (one
+ * past the budget: a completion starts within it); how many, 0 when the
+ * FIFOs are full (the push is held), or -ENOMEM. */
+static inline int64_t push_step(struct ep *e, const struct frun *f, uint64_t t, uint64_t allowed)
+{
+	struct push *u = &e->push;
+	struct ptc *p = &e->ptc;
+	struct port *pt = &e->port[f->port];
+	const struct cpl_size *z = pte_cpl_size(e, f->bytes);
+	const uint64_t w = z->dn_w, reg = z->dn_reg;
+	uint64_t k = f->count;
+
+	if (k > 1 && k * f->bytes > allowed - u->done) {
+		uint64_t kb = pte_udiv(allowed - u->done, f->bytes) + 1;
+		if (k > kb)
+			k = kb;
+	}
+	if (pt->af_words + k * w > e->cfg->down_fifo_words ||
+	    pt->af_hdrs + k > e->cfg->down_fifo_headers) {
+		k = fifo_room(e, pt, f->port, k, w, reg, t);
+		if (k == 0)
+			return 0;
+	}
+	int rc = pte_fq_push(&pt->afifo, f->port, f->bytes, k);
+	if (rc)
+		return rc;
+	pt->af_words += k * w;
+	pt->af_regions += k * reg;
+	pt->af_hdrs += k;
+	uint64_t sw = k * z->rcw;
+	p->stored -= sw < p->stored ? sw : p->stored;
+	u->done += k * f->bytes;
+	return (int64_t)k;
 }
 
 /*
@@ -273,38 +338,44 @@ int pte_push_moves(struct ep *e, uint64_t t)
 	int moved = 0;
 	while (p->st.n && u->done < allowed) {
 		struct frun *f = pte_fq_head(&p->st);
-		struct port *pt = &e->port[f->port];
-		const struct cpl_size *z = pte_cpl_size(e, f->bytes);
-		const uint64_t w = z->dn_w, reg = z->dn_reg;
-		uint64_t k = f->count;
-		if (k > 1 && k * f->bytes > allowed - u->done) {
-			uint64_t kb = pte_udiv(allowed - u->done, f->bytes) + 1;
-			if (k > kb)
-				k = kb;
+		int64_t k = push_step(e, f, t, allowed);
+		if (k <= 0) {
+			if (k < 0)
+				return (int)k;
+			break;
 		}
-		if (pt->af_words + k * w > e->cfg->down_fifo_words ||
-		    pt->af_hdrs + k > e->cfg->down_fifo_headers) {
-			k = fifo_room(e, pt, f->port, k, w, reg, t);
-			if (k == 0)
-				break;
-		}
-		int rc = pte_fq_push(&pt->afifo, f->port, f->bytes, k);
-		if (rc)
-			return rc;
-		pt->af_words += k * w;
-		pt->af_regions += k * reg;
-		pt->af_hdrs += k;
-		uint64_t sw = k * z->rcw;
-		p->stored -= sw < p->stored ? sw : p->stored;
-		u->done += k * f->bytes;
 		moved = 1;
-		f->count -= k;
+		f->count -= (uint64_t)k;
 		if (f->count == 0)
 			pte_fq_pop(&p->st);
 	}
 	if (moved)
 		pte_lvl_set(&e->stl, t, pte_st_free(e));
 	return 0;
+}
+
+int pte_push_in(struct ep *e, unsigned port, uint32_t bytes, uint64_t k, uint64_t t)
+{
+	struct push *u = &e->push;
+
+	if (t > u->slice_len)
+		t = u->slice_len;
+	const uint64_t allowed = t * e->geo.rc_word;
+	struct frun f = { (uint8_t)port, bytes, k };
+	int moved = 0;
+	while (f.count && u->done < allowed) {
+		int64_t m = push_step(e, &f, t, allowed);
+		if (m <= 0) {
+			if (m < 0)
+				return (int)m;
+			break;
+		}
+		moved = 1;
+		f.count -= (uint64_t)m;
+	}
+	if (moved)
+		pte_lvl_set(&e->stl, t, pte_st_free(e));
+	return f.count ? pte_fq_push(&e->ptc.st, port, bytes, f.count) : 0;
 }
 
 int pte_push_through(struct ep *e, unsigned port, uint32_t bytes, uint64_t t)

@@ -43,7 +43,9 @@ static const struct tlp_need *read_need_calc(struct ep *e, uint64_t a, uint32_t 
 static inline const struct tlp_need *read_need_at(struct ep *e, uint64_t a, uint32_t chunk)
 {
 	uint32_t off = pte_cpl_off(&e->host, a);
-	struct need_cache *c = &e->ptc.need[(off / 4 * 31u + chunk / 4) % NEED_CACHE];
+	/* sizes and offsets are mostly multiples of 64: hashed to the top bits */
+	uint32_t h = off * 0x9E3779B1u ^ chunk * 0x85EBCA77u;
+	struct need_cache *c = &e->ptc.need[(h ^ h >> 16) % NEED_CACHE];
 
 	if (c->chunk == chunk && c->off == off)
 		return &c->n;
@@ -87,39 +89,46 @@ static int splits_alike(const struct ep *e, struct req *r)
 	return r->alike == 1;
 }
 
-/*
- * The TLPs of one read request and their completions, when every request
- * of the run splits the same way; 0 otherwise.
- */
-static const struct split_cache *uniform_read(struct ep *e, struct req *r)
+/* Completions of one size join runs (at most MAX_RUNS_PER_ENT of them,
+ * in the order they first appear): 0 when there would be more. */
+static int add_run_to(struct cpl_run *run, unsigned *n, const struct cpl_run *c)
 {
-	struct split_cache *out = &e->ptc.ur;
+	unsigned j;
+	for (j = 0; j < *n; j++)
+		if (run[j].bytes == c->bytes)
+			break;
+	if (j == *n) {
+		if (*n == MAX_RUNS_PER_ENT)
+			return 0;
+		run[(*n)++] = (struct cpl_run){ c->bytes, 0 };
+	}
+	run[j].count += c->count;
+	return 1;
+}
 
-	if (r->off || !splits_alike(e, r))
-		return NULL;
-	/* under these conditions the split does not depend on the address */
-	if (out->valid && out->size == r->size && out->stride == r->stride)
+/* uniform_read() for a size other than the last one's (ports mix them):
+ * the split of the last one is kept by size, this one's is taken if it
+ * was kept before, else computed; into *out. */
+static __attribute__((noinline)) const struct split_cache *
+uniform_split(struct ep *e, const struct req *r, struct split_cache *out)
+{
+	const struct split_cache *by = &e->ptc.ur_by[(r->size >> 6) % SPLIT_CACHE];
+	if (out->valid)
+		e->ptc.ur_by[(out->size >> 6) % SPLIT_CACHE] = *out;
+	if (by->valid && by->size == r->size && by->stride == r->stride) {
+		*out = *by;
 		return out;
+	}
 	memset(out, 0, sizeof(*out));
 	for (uint32_t off = 0; off < r->size;) {
 		uint32_t c = r->size - off < e->info.mrrs ? r->size - off : e->info.mrrs;
-		uint64_t a = r->addr + off;
 		struct tlp_need t;
-		read_need(e, a, c, &t);
-		for (unsigned i = 0; i < t.ncr; i++) {
-			unsigned j;
-			for (j = 0; j < out->ncr; j++)
-				if (out->cr[j].bytes == t.cr[i].bytes)
-					break;
-			if (j == out->ncr) {
-				if (out->ncr == MAX_RUNS_PER_ENT) {
-					out->valid = 0;
-					return NULL;
-				}
-				out->cr[out->ncr++] = (struct cpl_run){ t.cr[i].bytes, 0 };
+		read_need(e, r->addr + off, c, &t);
+		for (unsigned i = 0; i < t.ncr; i++)
+			if (!add_run_to(out->cr, &out->ncr, &t.cr[i])) {
+				out->valid = 0;
+				return NULL;
 			}
-			out->cr[j].count += t.cr[i].count;
-		}
 		out->w += t.w;
 		out->h += t.h;
 		out->ntlp++;
@@ -132,6 +141,22 @@ static const struct split_cache *uniform_read(struct ep *e, struct req *r)
 	for (unsigned i = 0; i < out->ncr; i++)
 		out->frames += out->cr[i].count;
 	return out;
+}
+
+/*
+ * The TLPs of one read request and their completions, when every request
+ * of the run splits the same way; 0 otherwise.
+ */
+static inline const struct split_cache *uniform_read(struct ep *e, struct req *r)
+{
+	struct split_cache *out = &e->ptc.ur;
+
+	if (r->off || !splits_alike(e, r))
+		return NULL;
+	/* under these conditions the split does not depend on the address */
+	if (out->valid && out->size == r->size && out->stride == r->stride)
+		return out;
+	return uniform_split(e, r, out);
 }
 
 /*
@@ -336,60 +361,28 @@ static uint64_t read_uniform(struct ep *e, struct req *r, struct ent *x, uint64_
 	return tlps;
 }
 
-/* One TLP's completions join the group's runs; 0 (and nothing joins)
- * when that would take more runs than a group holds. */
-static int merge_runs(struct ent *x, const struct tlp_need *n)
+/* Completions of the sizes of c[0..nc) (each size once), k times their
+ * counts, join the group's runs (new sizes appended in order); 0 (and
+ * nothing joins) when that would take more runs than a group holds. */
+static int merge_runs(struct ent *x, const struct cpl_run *c, unsigned nc, uint32_t k)
 {
-	unsigned at[4], nm = x->nrun;
+	unsigned at[MAX_RUNS_PER_ENT], nm = x->nrun;
 
-	for (unsigned i = 0; i < n->ncr; i++) {
+	for (unsigned i = 0; i < nc; i++) {
 		unsigned j;
 		for (j = 0; j < nm; j++)
-			if (x->run[j].bytes == n->cr[i].bytes)
+			if (x->run[j].bytes == c[i].bytes)
 				break;
 		if (j == nm) {
 			if (nm == MAX_RUNS_PER_ENT)
 				return 0;
-			x->run[nm++] = (struct cpl_run){ n->cr[i].bytes, 0 }; /* dropped below on failure */
+			x->run[nm++] = (struct cpl_run){ c[i].bytes, 0 }; /* dropped below on failure */
 		}
 		at[i] = j;
 	}
-	for (unsigned i = 0; i < n->ncr; i++)
-		x->run[at[i]].count += n->cr[i].count;
+	for (unsigned i = 0; i < nc; i++)
+		x->run[at[i]].count += c[i].count * k;
 	x->nrun = (uint8_t)nm;
-	return 1;
-}
-
-/* Completions of one size join runs (at most MAX_RUNS_PER_ENT of them,
- * in the order they first appear): 0 when there would be more. */
-static int add_run_to(struct cpl_run *run, unsigned *n, const struct cpl_run *c)
-{
-	unsigned j;
-	for (j = 0; j < *n; j++)
-		if (run[j].bytes == c->bytes)
-			break;
-	if (j == *n) {
-		if (*n == MAX_RUNS_PER_ENT)
-			return 0;
-		run[(*n)++] = (struct cpl_run){ c->bytes, 0 };
-	}
-	run[j].count += c->count;
-	return 1;
-}
-
-/* Whether completions of the sizes of c[0..nc) can join the runs of x
- * (new sizes among them take a run each, at most MAX_RUNS_PER_ENT). */
-static int runs_fit(const struct ent *x, const struct cpl_run *c, unsigned nc)
-{
-	unsigned n = x->nrun;
-
-	for (unsigned i = 0; i < nc; i++) {
-		unsigned j = 0;
-		while (j < x->nrun && x->run[j].bytes != c[i].bytes)
-			j++;
-		if (j == x->nrun && ++n > MAX_RUNS_PER_ENT)
-			return 0;
-	}
 	return 1;
 }
 
@@ -402,10 +395,13 @@ static const struct req_cache *req_need(struct ep *e, const struct req *r)
 {
 	uint32_t a4k = (uint32_t)(r->addr % 4096u), acpl = pte_cpl_off(&e->host, r->addr);
 	uint32_t hsh = r->size * 0x9E3779B1u ^ a4k * 0x85EBCA77u ^ acpl * 0xC2B2AE3Du;
-	struct req_cache *q = &e->ptc.req[(hsh ^ hsh >> 15) % REQ_CACHE];
+	/* two ways a set: the one filled last first */
+	struct req_cache *q = &e->ptc.req[(hsh ^ hsh >> 15) % (REQ_CACHE / 2) * 2];
 
-	if (q->size == r->size && q->a4k == a4k && q->acpl == acpl)
-		return q->ok ? q : NULL;
+	for (unsigned w = 0; w < 2; w++)
+		if (q[w].size == r->size && q[w].a4k == a4k && q[w].acpl == acpl)
+			return q[w].ok ? &q[w] : NULL;
+	q[1] = q[0];
 	memset(q, 0, sizeof(*q));
 	q->ok = 1;
 	for (uint32_t off = 0; off < r->size && q->ok;) {
@@ -440,8 +436,11 @@ static uint64_t alike_from_head(const struct ep *e, const struct req *r, uint64_
 		return max ? 1 : 0;
 	if (r->stride % 4096u == 0)
 		return max;
-	while (k < max && ((r->addr + (k - 1) * r->stride) & 4095u) + r->size <= 4096u &&
-	       ((r->addr + k * r->stride) & 4095u) + r->size <= 4096u)
+	/* the head and those after it that cross no 4 KiB boundary */
+	uint64_t a = r->addr;
+	if ((a & 4095u) + r->size > 4096u)
+		return 1;
+	for (a += r->stride; k < max && (a & 4095u) + r->size <= 4096u; a += r->stride)
 		k++;
 	return k;
 }
@@ -471,14 +470,8 @@ static uint64_t read_whole(struct ep *e, const struct req *r, struct ent *x, uin
 			    : 0;
 	if (!k || !(k = alike_from_head(e, r, k)))
 		return 0;
-	if (!runs_fit(x, q->cr, q->ncr))
+	if (!merge_runs(x, q->cr, q->ncr, (uint32_t)k))
 		return 0;
-	unsigned n = x->nrun;
-	for (unsigned i = 0; i < q->ncr; i++) {
-		struct cpl_run c = { q->cr[i].bytes, (uint32_t)(q->cr[i].count * k) };
-		add_run_to(x->run, &n, &c);
-	}
-	x->nrun = (uint8_t)n;
 	p->tags_used += (unsigned)(k * q->ntlp);
 	p->cplh_used += (unsigned)(k * q->h);
 	p->reserved += k * q->w;
@@ -517,7 +510,7 @@ static uint64_t read_tlps(struct ep *e, struct req *r, struct ent *x, uint32_t c
 			    (e->info.cpl_headers && p->cplh_used + n->h > e->info.cpl_headers))
 				break;
 		}
-		if (!merge_runs(x, n))
+		if (!merge_runs(x, n->cr, n->ncr, 1))
 			break;
 		p->tags_used++;
 		p->cplh_used += n->h;
@@ -609,8 +602,10 @@ static int group_fits_surely(const struct ep *e, const struct tlp_need *first)
 
 /* ---- one step ---------------------------------------------------------------------- */
 
-/* One step of RQ at its current time (pte_rq_steps). */
-static inline int rq_step(struct ep *e, int64_t T0, uint64_t S)
+/* One step of RQ at its current time (pte_rq_steps).  *known: the need
+ * of the head's group of reads when the step before waited for it (the
+ * same head asks the same), else NULL; set for the next step. */
+static inline int rq_step(struct ep *e, int64_t T0, uint64_t S, const struct group_cache **known)
 {
 	uint64_t trq = pte_wt_used(&e->rq);
 	int64_t now = T0 + (int64_t)trq;
@@ -621,45 +616,61 @@ static inline int rq_step(struct ep *e, int64_t T0, uint64_t S)
 	if (rc)
 		return rc;
 	struct req *r = pte_reqq_head(&e->ptc.in);
-	if (!r) {
-		pte_wt_flush(&e->rq);
-		pte_wt_idle_flushed(&e->rq, S - pte_wt_used(&e->rq));
-		return 0;
-	}
-	if (r->write) {
-		if (link_ready(e, now, trq, S))
-			pte_write_burst(e, T0, S, r, now);
-		return 0;
-	}
 	uint32_t chunk = 0;
 	struct tlp_need first;
 	enum pte_brake why = PTE_BRAKE_NONE;
-	const struct group_cache *g = group_need_uni(e, r);
-	if (!g) {
-		uint64_t a;
-		chunk = tlp_chunk(r, e->info.mrrs, &a);
-		read_need(e, a, chunk, &first);
-		if (!group_fits_surely(e, &first))
-			why = read_blocked(e, group_need(e, r, &first));
-	} else {
-		first.ncr = 0; /* a uniform group needs no first TLP */
+	const struct group_cache *g = *known;
+	if (g) {
+		first.ncr = 0;
 		why = read_blocked(e, g);
+	} else {
+		if (!r) {
+			pte_wt_flush(&e->rq);
+			pte_wt_idle_flushed(&e->rq, S - pte_wt_used(&e->rq));
+			return 0;
+		}
+		if (r->write) {
+			if (link_ready(e, now, trq, S))
+				pte_write_burst(e, T0, S, r, now);
+			return 0;
+		}
+		g = group_need_uni(e, r);
+		if (!g) {
+			uint64_t a;
+			chunk = tlp_chunk(r, e->info.mrrs, &a);
+			read_need(e, a, chunk, &first);
+			if (!group_fits_surely(e, &first))
+				why = read_blocked(e, g = group_need(e, r, &first));
+		} else {
+			first.ncr = 0; /* a uniform group needs no first TLP */
+			why = read_blocked(e, g);
+		}
 	}
 	if (why != PTE_BRAKE_NONE) {
+		/* the next step finds the same head: group_need_uni would
+		 * answer g (the head asked about last) */
+		*known = g;
 		read_wait(e, T0, S, trq, why);
 		return 0;
 	}
+	*known = NULL;
 	if (!link_ready(e, now, trq, S))
 		return 0;
 	return read_group(e, T0, trq, now, r, chunk, &first);
 }
 
+/* Within a slice only the RQ's steps change the head request (the DMA
+ * side adds requests between slices): a wait's known need holds from one
+ * call to the next while the slice (T0) is the same. */
 int pte_rq_steps(struct ep *e, int64_t T0, uint64_t S, uint64_t until)
 {
+	const struct group_cache *known = e->ptc.known_T0 == T0 ? e->ptc.known : NULL;
 	int rc;
 
 	do
-		rc = rq_step(e, T0, S);
+		rc = rq_step(e, T0, S, &known);
 	while (!rc && pte_wt_used(&e->rq) < until);
+	e->ptc.known = known;
+	e->ptc.known_T0 = T0;
 	return rc;
 }

@@ -147,21 +147,60 @@ static int bulk_slot(struct bulk *b, uint32_t items)
 }
 
 /* A request that crosses no 4 KiB boundary (its TLPs from write_size z)
- * joins the bulk: onto the link from `now` on, its frames counted. */
-static void bulk_plain(struct ep *e, struct bulk *b, const struct write_size *z, int64_t now)
+ * joins the bulk: onto the link from `now` on, its regions counted (its
+ * frames, TLPs and bytes, the same for each such request: bulk_plains). */
+static inline void bulk_plain(struct ep *e, struct bulk *b, const struct write_size *z, int64_t now)
 {
-	const uint32_t hdr = e->info.rq_header_bytes;
 	double t = e->link.up_t > (double)now ? e->link.up_t : (double)now;
 
 	if (z->q)
 		t = e->link.up_t = t + z->Lq;
 	if (z->rem)
 		e->link.up_t = t + z->Lr;
-	b->k[0] += z->q;
-	b->k[1] += z->rem ? 1 : 0;
 	b->regs += z->regs;
-	b->tlps += z->q + (z->rem ? 1 : 0);
-	b->tlp_bytes += z->q * (uint64_t)(e->info.mps + hdr) + (z->rem ? z->rem + hdr : 0);
+}
+
+/* The frames, TLPs and bytes of n requests that joined the bulk through
+ * bulk_plain. */
+static void bulk_plains(const struct ep *e, struct bulk *b, const struct write_size *z, uint64_t n)
+{
+	const uint32_t hdr = e->info.rq_header_bytes, has_rem = z->rem ? 1 : 0;
+
+	b->k[0] += n * z->q;
+	b->k[1] += n * has_rem;
+	b->tlps += n * (z->q + has_rem);
+	b->tlp_bytes += n * (z->q * (uint64_t)(e->info.mps + hdr) + (z->rem ? z->rem + hdr : 0));
+}
+
+/* The TLP runs of a write request of `size` bytes (at most 4 KiB) from
+ * address a that crosses a 4 KiB boundary, as write_runs cuts them, with
+ * what bulk_cross adds up for each (they depend on a only through where
+ * it is in its page: remembered); NULL when there are more runs than an
+ * entry holds. */
+static const struct write_cross *cross_runs(struct ep *e, uint64_t a, uint32_t size)
+{
+	const uint32_t a4k = (uint32_t)(a & 4095u), hdr = e->info.rq_header_bytes;
+	const uint32_t h = a4k * 0x9E3779B1u ^ size * 0x85EBCA77u;
+	struct write_cross *c = &e->ptc.wx[(h ^ h >> 16) % WRITE_CROSS];
+	struct cpl_run run[WRITE_RUNS];
+	unsigned n;
+
+	if (c->size == size && c->a4k == a4k)
+		return c->n ? c : NULL;
+	write_runs(e, a, size, run, &n);
+	c->size = size;
+	c->a4k = a4k;
+	c->n = n <= WRITE_CROSS_RUNS ? n : 0;
+	for (unsigned i = 0; i < c->n; i++) {
+		uint32_t tlp = run[i].bytes + hdr;
+		c->count[i] = run[i].count;
+		c->items[i] = pte_items(e, tlp);
+		c->regs[i] = run[i].count * pte_ucdiv(c->items[i], e->rq.N);
+		c->bytes[i] = run[i].count * (uint64_t)tlp;
+		c->L[i] = (double)run[i].count * (double)(tlp + e->info.tlp_framing_bytes) /
+			  e->link.up_Bpc;
+	}
+	return c->n ? c : NULL;
 }
 
 /* A request of at most 4 KiB from address a that crosses a 4 KiB
@@ -170,23 +209,21 @@ static void bulk_plain(struct ep *e, struct bulk *b, const struct write_size *z,
  * changes) when its lengths find no slot. */
 static int bulk_cross(struct ep *e, struct bulk *b, uint64_t a, uint32_t size, int64_t now)
 {
-	const uint32_t hdr = e->info.rq_header_bytes, fr = e->info.tlp_framing_bytes;
-	struct cpl_run run[WRITE_RUNS];
-	int slot[WRITE_RUNS];
-	unsigned n;
+	const struct write_cross *c = cross_runs(e, a, size);
+	int slot[WRITE_CROSS_RUNS];
 
-	write_runs(e, a, size, run, &n);
-	for (unsigned i = 0; i < n; i++)
-		if ((slot[i] = bulk_slot(b, pte_items(e, run[i].bytes + hdr))) < 0)
+	if (!c)
+		return 0;
+	for (unsigned i = 0; i < c->n; i++)
+		if ((slot[i] = bulk_slot(b, c->items[i])) < 0)
 			return 0; /* the slots taken stay empty: they log nothing */
-	for (unsigned i = 0; i < n; i++) {
-		uint32_t tlp = run[i].bytes + hdr;
+	for (unsigned i = 0; i < c->n; i++) {
 		double t = e->link.up_t > (double)now ? e->link.up_t : (double)now;
-		e->link.up_t = t + (double)run[i].count * (double)(tlp + fr) / e->link.up_Bpc;
-		b->k[slot[i]] += run[i].count;
-		b->regs += run[i].count * pte_ucdiv(b->items[slot[i]], e->rq.N);
-		b->tlps += run[i].count;
-		b->tlp_bytes += run[i].count * (uint64_t)tlp;
+		e->link.up_t = t + c->L[i];
+		b->k[slot[i]] += c->count[i];
+		b->regs += c->regs[i];
+		b->tlps += c->count[i];
+		b->tlp_bytes += c->bytes[i];
 	}
 	return 1;
 }
@@ -219,17 +256,19 @@ static uint64_t write_bulk(struct ep *e, int64_t T0, uint64_t S, struct req *r, 
 	const struct write_size *z = write_size(e, r->size);
 	const struct pte_wt *w = &e->rq;
 	struct bulk b = { 2, { z->it_q, z->it_r }, { 0, 0 }, 0, 0, 0 };
-	uint64_t base = w->pend, n = 0, trq = pte_wt_used(w);
+	uint64_t base = w->pend, n = 0, plain = 0, trq = pte_wt_used(w);
 	int64_t now = T0 + (int64_t)trq;
 
 	if (r->size > 4096u)
 		return 0;
 	while (n < max && r->count > n) {
 		uint64_t a = r->addr + n * r->stride;
-		if ((a & 4095u) + r->size <= 4096u)
+		if ((a & 4095u) + r->size <= 4096u) {
 			bulk_plain(e, &b, z, now);
-		else if (!bulk_cross(e, &b, a, r->size, now))
+			plain++;
+		} else if (!bulk_cross(e, &b, a, r->size, now)) {
 			break;
+		}
 		n++;
 		/* the RQ bus after this request's frames */
 		trq = w->placed + pte_wt_div(w, w->cur_r + base + b.regs + w->R - 1);
@@ -237,8 +276,10 @@ static uint64_t write_bulk(struct ep *e, int64_t T0, uint64_t S, struct req *r, 
 		if (trq >= S || pte_link_full(e, now))
 			break;
 	}
-	if (n)
+	if (n) {
+		bulk_plains(e, &b, z, plain);
 		bulk_end(e, r, &b, n);
+	}
 	return n;
 }
 
