@@ -35,8 +35,7 @@ int pte_mfb_init(struct pte_mfb *a, unsigned regions, unsigned items, uint64_t m
 	a->cap = (unsigned)max_slice + 2 * PTE_MAXPAT + 8;
 	a->run = pte_calloc(a->cap, sizeof(*a->run));
 	a->pat = pte_calloc(a->cap, sizeof(*a->pat));
-	/* the effects, then what the builder remembers of them (pte_mfb_side) */
-	a->fx = pte_calloc(1, PTE_FX_SLOTS * sizeof(*a->fx) + sizeof(struct pte_mfb_side));
+	a->fx = pte_calloc(PTE_FX_SLOTS, sizeof(*a->fx));
 	a->gen = 1;
 	a->carry_cap = a->spare_cap = 16;
 	a->carry = pte_calloc(a->carry_cap, sizeof(*a->carry));

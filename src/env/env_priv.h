@@ -201,6 +201,7 @@ struct pte_fx {
  * the slots of the hints that find them (a power of two). */
 #define PTE_PEND 16
 #define PTE_PEND_HINT 32
+#define PTE_BURSTS 8
 
 /* Frames a walk follows before it looks for the cycle of their states. */
 #define PTE_FX_PATH (2 * PTM_MAX_REGIONS + 2)
@@ -265,6 +266,12 @@ struct pte_mfb {
 	} pend[PTE_PEND];
 	unsigned npend;
 	uint8_t pend_hint[PTE_PEND_HINT];
+	/* the effects of frames sent from the empty state and flushed at
+	 * once, by a hash of their length and count (frames.c, replay_burst) */
+	struct pte_burst {
+		uint64_t age;  /* valid while slot - 1 has this age */
+		uint16_t slot; /* slot + 1, 0: none */
+	} burst[PTE_BURSTS];
 	/* ground truth, whole run */
 	uint64_t t_words, t_stall, t_frames, t_items;
 	int err;              /* first failure (-ENOMEM), kept; 0 = none */

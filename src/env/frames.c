@@ -805,13 +805,13 @@ void pte_mfb_flush_now(struct pte_mfb *a)
  * k frames of one length and a flush from the empty state, nothing held
  * back (pend_add() and pte_mfb_flush()): a bus that sends its bursts
  * apart does this again and again, mostly with the same frames, so the
- * effect that placed them the last time (the side's empty) is taken
+ * effect that placed them the last time (remembered in a->burst) is taken
  * again while its slot holds it and its key is this one (what
  * place_frames() would find), and the flush's through flush_from().
  */
 static __attribute__((noinline)) void replay_burst(struct pte_mfb *a, uint32_t items, uint64_t k)
 {
-	struct pte_burst *m = &pte_mfb_side(a)->burst[(items + k * 0x9E3779B1u) >> 7 & (PTE_BURSTS - 1)];
+	struct pte_burst *m = &a->burst[(items + k * 0x9E3779B1u) >> 7 & (PTE_BURSTS - 1)];
 	struct pte_fx *f = m->slot ? &a->fx[m->slot - 1] : NULL;
 
 	if (f && f->age == m->age && (uint64_t)f->k == k && fx_key_eq(f, a, 0, items, f->k) &&

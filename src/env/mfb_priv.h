@@ -20,26 +20,6 @@ void pte_mfb_place(struct pte_mfb *a);
 /* The counted effects into the table. */
 void pte_fx_expand(struct pte_mfb *a);
 
-/*
- * What a builder remembers beyond struct pte_mfb (env_priv.h), kept
- * behind its PTE_FX_SLOTS effects in their one allocation (pte_mfb_init):
- * the effects of frames sent from the empty state and flushed at once,
- * by a hash of their length and count (frames.c, replay_burst).
- */
-#define PTE_BURSTS 8
-
-struct pte_mfb_side {
-	struct pte_burst {
-		uint64_t age;  /* valid while slot - 1 has this age */
-		uint16_t slot; /* slot + 1, 0: none */
-	} burst[PTE_BURSTS];
-};
-
-static inline struct pte_mfb_side *pte_mfb_side(const struct pte_mfb *a)
-{
-	return (struct pte_mfb_side *)(void *)(a->fx + PTE_FX_SLOTS);
-}
-
 /* Bits set in x (without -mpopcnt __builtin_popcount is a libgcc call). */
 static inline unsigned popc32(uint32_t x)
 {
