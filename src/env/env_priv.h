@@ -1,7 +1,8 @@
 /*
  * pcie-telemetry: private structures of the simulated card (src/env).
  *
- * scenario.c  scenario files, presets, validation
+ * scenario.c  scenario files, validation
+ * presets.c   the presets and the defaults
  * frames.c    MFB word builder: frames into words, each frame's effect
  *             remembered
  * agg.c       MFB word builder: the words of a slice, folded into a few
@@ -108,7 +109,13 @@ int pte_scenario_override(struct pte_scenario *s, const char *const *ov, size_t 
 /* Parse INI text on top of *s; origin names it in messages. */
 int pte_scenario_parse_text(const char *text, const char *origin, struct pte_scenario *s,
 			    char *msg, size_t msglen);
+/* Every key at its default, before any text (presets.c). */
 void pte_scenario_default(struct pte_scenario *s);
+/* The default load of plain `sim`, parsed on top of the defaults before
+ * a preset or file (presets.c). */
+const char *pte_scenario_default_text(void);
+/* The presets' names, ", " between them, into out (cut to len). */
+void pte_preset_list(char *out, size_t len);
 int pte_scenario_check(const struct pte_scenario *s, char *msg, size_t msglen);
 
 /* ---- word builders ------------------------------------------------- */
