@@ -646,31 +646,18 @@ void ptm_probe_clk(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t
 	clk_slow(p, rst, bus, brake, out);
 }
 
-static void clk_slow(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t brake,
-		     struct ptm_probe_clk_out *out)
+/* The FIFO's write side at a slow edge: fifo_wr_en/fifo_wr_data as
+ * registered at the previous edge, WR_FULL as registered at the previous
+ * edge; the edge's outputs into *out.  Returns 1 when the write was seen
+ * and dropped. */
+static int slow_fifo_write(ptm_probe *p, int pr, int arst, struct ptm_probe_clk_out *out)
 {
-	p->rst_in = (uint8_t)(rst != 0);
-	const int pr = p->rst_in | ((p->rsync >> 2) & 1);
-	if (p->eager) {
-		/* Back to the RTL's representation.  A reset edge clears the
-		 * counters anyway; any other slow edge follows edges that kept
-		 * the descriptors (fast_edge_n). */
-		if (!pr) {
-			apply_step(p, p->sr, UINT64_MAX);
-			apply_step(p, p->s, UINT64_MAX);
-		}
-		p->eager = 0;
-	}
-	const int arst = pr | p->mi_rst;
 	uint8_t flushed = 0;
 	if (arst) {
 		uint64_t lost = asfifo_arst(&p->fifo);
 		p->st.flushed += lost;
 		flushed = 1;
 	}
-
-	/* FIFO write side: fifo_wr_en/fifo_wr_data as registered at the
-	 * previous edge, WR_FULL as registered at the previous edge. */
 	int dropped = 0;
 	const int wr_en = p->wr_en;
 	if (wr_en || arst)
@@ -694,62 +681,91 @@ static void clk_slow(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32
 		p->st.writes++;
 		p->st.dropped += (uint64_t)dropped;
 	}
+	return wr_en && dropped;
+}
 
+/* A slow edge in reset: the registers and counters to their reset
+ * values. */
+static void slow_reset(ptm_probe *p)
+{
+	p->ovf = p->overrun = 0;
+	p->fq1 = p->fq2 = p->freg = 0;
+	p->wr_en = 0;
+	if (!p->cnt_zero) {
+		memset(p->cnt, 0, (size_t)p->groups * GROUP_SIZE * sizeof(*p->cnt));
+		p->cnt_zero = 1;
+	}
+	p->brake_run = 0;
+	p->run = 0;
+	p->slot = 0;
+	p->pos = 0;
+	p->period = 0;
+	zero_step(p->sr, p->g.buses);
+	p->frame_open = 0;
+	p->desc_ok = 3; /* the step registers are reset, the new s follows */
+	p->reset_held = 1;
+}
+
+/* A slow edge out of reset: the flags' synchroniser, the drain sweep
+ * (capture_en takes one element of every group), the step registers. */
+static void slow_run(ptm_probe *p, int tick, int wr_dropped)
+{
+	if (p->fq2 ^ p->freg) {
+		p->ovf = 0;
+		p->overrun = 0;
+	}
+	if (wr_dropped)
+		p->ovf = 1;
+	if (tick && p->run)
+		p->overrun = 1;
+	p->freg = p->fq2;
+	p->fq2 = p->fq1;
+	p->fq1 = p->flag_lvl;
+
+	const int cap = sweep_edge(p, tick);
+	if (cap >= 0) {
+		brake_flush(p);
+		for (unsigned gi = 0; gi < p->groups; gi++) {
+			unsigned ch = gi * GROUP_SIZE + (unsigned)cap;
+			p->grp_val[gi] = p->cnt[ch] & p->cnt_mask;
+			p->cnt[ch] = 0;
+		}
+	}
+	apply_step1(p, p->sr);
+	p->period = (p->period + 1) & p->dp_mask;
+	struct step *t = p->sr;
+	p->sr = p->s;
+	p->s = t;
+	p->desc_ok = (uint8_t)((p->desc_ok & 1) << 1 | 1);
+	p->frame_open = (p->frame_open & ~p->sr->move) | (p->sr->fo_next & p->sr->move);
+	p->reset_held = 0;
+}
+
+static void clk_slow(ptm_probe *p, int rst, const struct ptm_bus_in *bus, uint32_t brake,
+		     struct ptm_probe_clk_out *out)
+{
+	p->rst_in = (uint8_t)(rst != 0);
+	const int pr = p->rst_in | ((p->rsync >> 2) & 1);
+	if (p->eager) {
+		/* Back to the RTL's representation.  A reset edge clears the
+		 * counters anyway; any other slow edge follows edges that kept
+		 * the descriptors (fast_edge_n). */
+		if (!pr) {
+			apply_step(p, p->sr, UINT64_MAX);
+			apply_step(p, p->s, UINT64_MAX);
+		}
+		p->eager = 0;
+	}
+	const int wr_dropped = slow_fifo_write(p, pr, pr | p->mi_rst, out);
 	const int tick = p->period == p->dp_mask;
 	p->st.ticks += (uint64_t)tick;
 	p->st.edges++;
 	if (out)
 		out->drain_tick = (uint8_t)tick;
-
-	if (pr) {
-		p->ovf = p->overrun = 0;
-		p->fq1 = p->fq2 = p->freg = 0;
-		p->wr_en = 0;
-		if (!p->cnt_zero) {
-			memset(p->cnt, 0, (size_t)p->groups * GROUP_SIZE * sizeof(*p->cnt));
-			p->cnt_zero = 1;
-		}
-		p->brake_run = 0;
-		p->run = 0;
-		p->slot = 0;
-		p->pos = 0;
-		p->period = 0;
-		zero_step(p->sr, p->g.buses);
-		p->frame_open = 0;
-		p->desc_ok = 3; /* the step registers are reset, the new s follows */
-		p->reset_held = 1;
-	} else {
-		if (p->fq2 ^ p->freg) {
-			p->ovf = 0;
-			p->overrun = 0;
-		}
-		if (wr_en && dropped)
-			p->ovf = 1;
-		if (tick && p->run)
-			p->overrun = 1;
-		p->freg = p->fq2;
-		p->fq2 = p->fq1;
-		p->fq1 = p->flag_lvl;
-
-		const int cap = sweep_edge(p, tick);
-		if (cap >= 0) {
-			/* capture_en: one element of every group */
-			brake_flush(p);
-			for (unsigned gi = 0; gi < p->groups; gi++) {
-				unsigned ch = gi * GROUP_SIZE + (unsigned)cap;
-				p->grp_val[gi] = p->cnt[ch] & p->cnt_mask;
-				p->cnt[ch] = 0;
-			}
-		}
-		apply_step1(p, p->sr);
-		p->period = (p->period + 1) & p->dp_mask;
-		struct step *t = p->sr;
-		p->sr = p->s;
-		p->s = t;
-		p->desc_ok = (uint8_t)((p->desc_ok & 1) << 1 | 1);
-		p->frame_open = (p->frame_open & ~p->sr->move) | (p->sr->fo_next & p->sr->move);
-		p->reset_held = 0;
-	}
+	if (pr)
+		slow_reset(p);
+	else
+		slow_run(p, tick, wr_dropped);
 	ptm_probe_compute_step(p, pr, bus, brake, p->s);
 	p->rsync = p->mi_rst ? 7 : (uint8_t)((p->rsync << 1) & 7);
 	update_hot(p);
