@@ -410,9 +410,12 @@ static inline uint32_t pte_items(const struct ep *e, uint32_t bytes)
  * of a run spread over the entries by a multiplicative hash). */
 static inline unsigned pte_cpl_slot(uint32_t bytes)
 {
-	return (uint32_t)(bytes * 0x9e3779b1u) >> (32 - CPL_SIZES_LOG2);
+	return CPL_SIZES_LOG2 ? (uint32_t)(bytes * 0x9e3779b1u) >> (32 - CPL_SIZES_LOG2) : 0;
 }
 const struct cpl_size *pte_cpl_size_fill(struct ep *e, uint32_t bytes);
+/* The entry of that size, valid until the next lookup of another size
+ * (which may take its place): a caller that looks up again while it
+ * holds one keeps a copy. */
 static inline const struct cpl_size *pte_cpl_size(struct ep *e, uint32_t bytes)
 {
 	const struct cpl_size *z = &e->host.size[pte_cpl_slot(bytes)];

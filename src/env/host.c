@@ -345,7 +345,9 @@ int pte_rc_step(struct ep *e, int64_t T0, uint64_t S, int rq_active)
 	}
 	struct ent *x = &p->ents.pool[p->rc_cur];
 	struct cpl_run *cr = &x->run[x->cur];
-	const struct cpl_size *z = pte_cpl_size(e, cr->bytes);
+	/* a copy: the push below looks up other sizes, which may take this
+	 * one's entry (pte_cpl_size) */
+	const struct cpl_size zc = *pte_cpl_size(e, cr->bytes), *z = &zc;
 	uint64_t fw = z->fw;
 	double L = z->L;
 	double lt0 = e->link.dn_t > (double)x->t_arr ? e->link.dn_t : (double)x->t_arr;
