@@ -23,6 +23,7 @@
 #include "env/env_priv.h"
 #include "env/need.h"
 #include "env/queue.h"
+#include "util/cache.h"
 #include "env/rng.h"
 
 #define READS_PER_GROUP 32
@@ -79,7 +80,7 @@ struct link {
 /* What one completion of a size takes (host.c): on RC, in the storage
  * FIFO, on DOWN.  Remembered by size (pte_cpl_size), 1 << CPL_SIZES_LOG2
  * sizes at a time. */
-#define CPL_SIZES_LOG2 4
+#define CPL_SIZES_LOG2 PT_CACHE_SIZE(4, 0)
 #define CPL_SIZES (1u << CPL_SIZES_LOG2)
 struct cpl_size {
 	uint32_t bytes, items;     /* bytes 0: empty; RC items */
@@ -103,7 +104,7 @@ struct host {
 
 /* group_need(): the answers for heads that split alike, by where in the
  * request the group starts, and for the last other head. */
-#define GROUP_CACHE 9 /* 1 + a power of two */
+#define GROUP_CACHE PT_CACHE_SIZE(9, 2) /* 1 + a power of two */
 struct group_cache {
 	int valid, uni;
 	uint64_t addr, count, w, h;
@@ -113,7 +114,7 @@ struct group_cache {
 
 /* uniform_read(): the TLPs and completions of a request size; those of
  * other sizes asked before, by size. */
-#define SPLIT_CACHE 8
+#define SPLIT_CACHE PT_CACHE_SIZE(8, 1)
 struct split_cache {
 	int valid;
 	uint32_t size, stride, w, h;
@@ -123,7 +124,7 @@ struct split_cache {
 };
 
 /* read_need(): by TLP size and offset in a host completion block. */
-#define NEED_CACHE 256
+#define NEED_CACHE PT_CACHE_SIZE(256, 1)
 struct need_cache {
 	uint32_t chunk, off;       /* chunk 0: empty */
 	struct tlp_need n;
@@ -131,7 +132,7 @@ struct need_cache {
 
 /* req_need(): what a whole read request needs, by its size and where it
  * starts (in a 4 KiB page and in a host completion block); sets of two. */
-#define REQ_CACHE 512
+#define REQ_CACHE PT_CACHE_SIZE(512, 2)
 struct req_cache {
 	uint32_t size, a4k, acpl; /* size 0: empty */
 	int ok;                   /* 0: more completion sizes than a group holds */
@@ -141,7 +142,7 @@ struct req_cache {
 };
 
 /* write_bulk(): a write request of a size, by its size. */
-#define WRITE_SIZES 16
+#define WRITE_SIZES PT_CACHE_SIZE(16, 1)
 struct write_size {
 	uint32_t size;             /* 0: empty */
 	uint32_t q, rem, it_q, it_r;
@@ -153,7 +154,7 @@ struct write_size {
  * boundary, by its size and where it starts in its page: runs of equal
  * TLPs, each with its RQ items, regions and link time (at most
  * WRITE_CROSS_RUNS runs, else not remembered). */
-#define WRITE_CROSS 64
+#define WRITE_CROSS PT_CACHE_SIZE(64, 1)
 #define WRITE_CROSS_RUNS 4
 struct write_cross {
 	uint32_t size, a4k;        /* size 0: empty */

@@ -22,6 +22,7 @@
 
 #include "pcie_telemetry/env.h"
 #include "pcie_telemetry/model.h"
+#include "util/cache.h"
 
 /* ---- allocation ---------------------------------------------------- */
 
@@ -161,7 +162,7 @@ struct pte_run {
  * the word under construction (frames.c, "memoized frames"): the words it
  * finishes, by key, with their count and EOF_POS sum; the state after.
  * Remembered per builder in PTE_FX_SLOTS slots (2-way sets). */
-#define PTE_FX_SLOTS 256
+#define PTE_FX_SLOTS PT_CACHE_SIZE(256, 2)
 #define PTE_FX_CYC 8
 #define PTE_FX_WORDS 8
 
@@ -207,8 +208,8 @@ struct pte_fx {
 /* Lengths of frames a builder holds back at most (pte_mfb_frames), and
  * the slots of the hints that find them (a power of two). */
 #define PTE_PEND 16
-#define PTE_PEND_HINT 32
-#define PTE_BURSTS 8
+#define PTE_PEND_HINT PT_CACHE_SIZE(32, 1)
+#define PTE_BURSTS PT_CACHE_SIZE(8, 1)
 
 /* Frames a walk follows before it looks for the cycle of their states. */
 #define PTE_FX_PATH (2 * PTM_MAX_REGIONS + 2)

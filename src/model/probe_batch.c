@@ -27,6 +27,7 @@
  * is allowed when no capture can come in the next two edges.
  */
 #include "model/probe_impl.h"
+#include "util/cache.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -41,7 +42,7 @@
  * then the first two words of the inputs and the handshakes); k2 = 0:
  * an empty entry.
  */
-#define LZ_MEMO_BITS 7
+#define LZ_MEMO_BITS PT_CACHE_SIZE(7, 0)
 #define LZ_MEMO (1u << LZ_MEMO_BITS)
 
 struct lz_memo {
@@ -163,7 +164,7 @@ static inline void lz_step_of(const ptm_probe *p, unsigned b, const struct ptm_b
 	const uint64_t k2 = r | (uint64_t)(open + 1) << 32;
 	const uint64_t h = (k0 ^ k1 * 0x9E3779B97F4A7C15ull ^ k2 * 0xC2B2AE3D27D4EB4Full) *
 			   0x165667B19E3779F9ull;
-	struct lz_memo *e = &p->memo[b * LZ_MEMO + (unsigned)(h >> (64 - LZ_MEMO_BITS))];
+	struct lz_memo *e = &p->memo[b * LZ_MEMO + (LZ_MEMO_BITS ? (unsigned)(h >> (64 - LZ_MEMO_BITS)) : 0u)];
 	if (e->k2 != k2 || e->k0 != k0 || e->k1 != k1) {
 		lz_step_new(p, b, in, open, &e->st);
 		e->k0 = k0;
