@@ -1,8 +1,9 @@
 /*
  * The simulated card on configurations nobody wrote by hand: scenario
- * files drawn at random (a fixed seed, so every run draws the same ones)
- * over the generics the firmware allows and the endpoint and DMA keys of
- * docs/formats/scenario.md, on top of a random preset.
+ * files drawn at random (scenario_draw.h; a fixed seed, so every run
+ * draws the same ones) over the generics the firmware allows and the
+ * endpoint and DMA keys of docs/formats/scenario.md, on top of a random
+ * preset.
  *
  * Each one must open, run and read out like a preset, and its counters
  * must agree with the card's ground truth (env_meas.h).  Whether deltas
@@ -27,161 +28,10 @@
 #include "env/env_priv.h"
 
 #include "env_meas.h"
+#include "scenario_draw.h"
 
 #define CONFIGS 64
 #define SECONDS 0.001 /* simulated per configuration */
-
-/* splitmix64: the draws of one configuration. */
-static uint64_t next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
-static unsigned one_of(uint64_t *s, const unsigned *v, size_t n)
-{
-	return v[next(s) % n];
-}
-
-#define ONE_OF(s, ...) \
-	one_of(s, (const unsigned[]){ __VA_ARGS__ }, sizeof((unsigned[]){ __VA_ARGS__ }) / sizeof(unsigned))
-
-/* With probability 1/k. */
-static int maybe(uint64_t *s, unsigned k)
-{
-	return next(s) % k == 0;
-}
-
-struct text {
-	char b[4096];
-	size_t n;
-};
-
-static void put(struct text *t, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int k = vsnprintf(t->b + t->n, sizeof(t->b) - t->n, fmt, ap);
-	va_end(ap);
-	assert_true(k > 0 && (size_t)k < sizeof(t->b) - t->n);
-	t->n += (size_t)k;
-}
-
-/* log2 of the items of a region (the EOF_POS width rule). */
-static unsigned pos_width(unsigned bytes, unsigned item)
-{
-	unsigned n = bytes / item, w = 0;
-	while ((1u << w) < n)
-		w++;
-	return w;
-}
-
-/* [card] and [generics]: a preset, clocks, the bus geometry. */
-static void draw_card(uint64_t *s, struct text *t)
-{
-	static const char *base[] = { "idle", "rx-line-rate", "tx-64B", "tx-1500B", "tx-4K",
-				      "mixed", "tags-starved", "completion-space-starved",
-				      "slow-dma-consumer", "two-endpoints" };
-	put(t, "[card]\nbase = %s\nseed = %u\n", base[next(s) % 10], (unsigned)(next(s) % 1000) + 1);
-	if (maybe(s, 3))
-		put(t, "pcie_clock_mhz = %u\n", ONE_OF(s, 250, 400, 500));
-	if (maybe(s, 3))
-		put(t, "dma_clock_mhz = %u\n", ONE_OF(s, 100, 200, 250));
-	if (maybe(s, 3))
-		put(t, "mi_clock_mhz = %u\n", ONE_OF(s, 50, 100, 200, 250));
-	unsigned item = ONE_OF(s, 1, 2, 4, 4, 8);
-	unsigned rq = ONE_OF(s, 16, 32, 32, 64), rc = ONE_OF(s, 16, 32, 32, 64);
-	unsigned up = ONE_OF(s, 8, 16, 32, 64), dn = ONE_OF(s, 8, 16, 32, 64);
-	if (up < item)
-		up = item;
-	if (dn < item)
-		dn = item;
-	put(t, "[generics]\nPCIE_ENDPOINTS = %u\nDMA_PORTS = %u\n", ONE_OF(s, 1, 1, 2, 3),
-	    ONE_OF(s, 1, 1, 2, 3, 4));
-	unsigned rq_regions = ONE_OF(s, 1, 2, 4, 8), rc_regions = ONE_OF(s, 1, 2, 4, 8);
-	put(t, "PCIE_RQ_MFB_REGIONS = %u\nPCIE_RC_MFB_REGIONS = %u\n", rq_regions, rc_regions);
-	put(t, "DMA_UP_MFB_REGIONS = %u\nDMA_DOWN_MFB_REGIONS = %u\n", ONE_OF(s, 1, 2, 4, 8),
-	    ONE_OF(s, 1, 2, 4, 8));
-	put(t, "MFB_ITEM_BYTES = %u\n", item);
-	put(t, "PCIE_RQ_MFB_REGION_BYTES = %u\nPCIE_RC_MFB_REGION_BYTES = %u\n", rq, rc);
-	put(t, "DMA_UP_MFB_REGION_BYTES = %u\nDMA_DOWN_MFB_REGION_BYTES = %u\n", up, dn);
-	put(t, "PCIE_EOF_POS_WIDTH = %u\nDMA_EOF_POS_WIDTH = %u\n",
-	    pos_width(rq > rc ? rq : rc, item), pos_width(up > dn ? up : dn, item));
-	put(t, "CNT_WIDTH = %u\nDRAIN_PERIOD = %u\n", ONE_OF(s, 33, 48, 64),
-	    ONE_OF(s, 1024, 2048, 4096, 8192));
-	if (maybe(s, 3))
-		put(t, "TAG_CAPACITY = %u\n", ONE_OF(s, 16, 32, 64, 256));
-	if (maybe(s, 3)) {
-		/* at least the words of one read TLP of the largest MRRS, in
-		 * words or in completions of 128 bytes, whichever is more (or
-		 * no read could go out, and the scenario is refused) */
-		unsigned words = ONE_OF(s, 32, 64, 512, 4096), per = 4096 / (rc_regions * rc);
-		unsigned least = (per > 32 ? per : 32) + 2;
-		put(t, "STFIFO_CAPACITY = %u\n", words > least ? words : least);
-	}
-}
-
-/* [endpoint]: link and PTC keys, each one now and then. */
-static void draw_endpoint(uint64_t *s, struct text *t)
-{
-	unsigned mps = ONE_OF(s, 128, 256, 512), rcb = ONE_OF(s, 64, 128);
-	unsigned lat = ONE_OF(s, 100, 800, 3000);
-
-	put(t, "[endpoint]\nmps = %u\nrcb = %u\nhost_latency_ns = %u\n", mps, rcb, lat);
-	put(t, "host_latency_jitter_ns = %u\n", ONE_OF(s, 0, 10, 50));
-	put(t, "host_cpl_bytes = %u\n", maybe(s, 2) ? 0 : (mps == 128 ? 128 : ONE_OF(s, 128, 256)));
-	if (maybe(s, 3))
-		put(t, "link_gen = %u\nlink_width = %u\n", ONE_OF(s, 1, 3, 4, 5), ONE_OF(s, 4, 8, 16));
-	unsigned mrrs = 512;
-	if (maybe(s, 3)) {
-		mrrs = ONE_OF(s, 128, 512, 1024, 4096);
-		put(t, "mrrs = %u\n", mrrs);
-	}
-	if (maybe(s, 4))
-		put(t, "ext_tag = no\n");
-	if (maybe(s, 4)) {
-		/* at least the entries of one read TLP (else refused) */
-		unsigned h = ONE_OF(s, 24, 64, 256), least = mrrs / rcb + 1;
-		put(t, "cpl_headers = %u\n", h > least ? h : least);
-	}
-	if (maybe(s, 3))
-		put(t, "tag_ready_delay = %u\nptc_read_group = %u\n", ONE_OF(s, 0, 4, 20),
-		    ONE_OF(s, 1, 8, 32));
-	if (maybe(s, 3))
-		put(t, "host_latency_dist = %s\n", maybe(s, 2) ? "fixed" : "exponential");
-	if (maybe(s, 4))
-		put(t, "tx_buffer_bytes = %u\nptc_requests = %u\n", ONE_OF(s, 256, 65536),
-		    ONE_OF(s, 1, 8, 256));
-	if (maybe(s, 4))
-		put(t, "down_fifo_words = %u\ndown_fifo_headers = %u\n", ONE_OF(s, 8, 512),
-		    ONE_OF(s, 2, 128));
-}
-
-/* [dma]: rates, sizes, alignment and readiness of every port. */
-static void draw_dma(uint64_t *s, struct text *t)
-{
-	static const unsigned size[] = { 1, 4, 32, 60, 64, 65, 256, 333, 1500, 4000, 4096, 9000 };
-
-	put(t, "[dma]\nread_gbps = %u\nwrite_gbps = %u\n", ONE_OF(s, 0, 5, 40, 200),
-	    ONE_OF(s, 0, 5, 40, 200));
-	for (unsigned k = 0; k < 2; k++) {
-		put(t, "%s = ", k ? "write_size" : "read_size");
-		unsigned n = 1 + (unsigned)(next(s) % 3);
-		for (unsigned i = 0; i < n; i++) {
-			/* a write must fit in the PTC's data buffer (8 KiB) */
-			unsigned z = size[next(s) % 12];
-			put(t, "%s%u:%u", i ? "," : "", k && z > 8192 ? 8192 : z,
-			    1 + (unsigned)(next(s) % 4));
-		}
-		put(t, "\n");
-	}
-	put(t, "align = %u\n", ONE_OF(s, 4, 64, 4096));
-	if (maybe(s, 3))
-		put(t, "down_ready_pct = %u\ndown_hdr_ready_pct = %u\n", ONE_OF(s, 10, 50, 100),
-		    ONE_OF(s, 10, 100));
-}
 
 /* MI cycles the deltas of one second take, per MI cycle of that second. */
 static double drain_load(const struct meas *m)
@@ -251,11 +101,8 @@ static void test_random_configs(void **state)
 	const char *path = *state;
 	unsigned exact = 0, lossy = 0;
 	for (unsigned i = 0; i < CONFIGS; i++) {
-		uint64_t s = 0x5EED0000u + i;
-		struct text t = { .n = 0 };
-		draw_card(&s, &t);
-		draw_endpoint(&s, &t);
-		draw_dma(&s, &t);
+		struct text t;
+		draw_scenario(0x5EED0000u + i, &t);
 		FILE *f = fopen(path, "w");
 		assert_non_null(f);
 		assert_true(fwrite(t.b, 1, t.n, f) == t.n);
