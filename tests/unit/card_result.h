@@ -8,6 +8,7 @@
 #ifndef PT_TEST_CARD_RESULT_H
 #define PT_TEST_CARD_RESULT_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +40,7 @@ static inline int card_regs(struct pte_card *c, struct card_result *r)
 {
 	unsigned n = ptm_model_derived(pte_card_model(c))->entries;
 	uint32_t *buf = calloc(2 * (size_t)n, sizeof(*buf)), st = PT_STATUS_BUSY;
-	int rc = buf ? pte_card_mi_write(c, PT_REG_COMMAND, PT_CMD_SNAPSHOT) : -12;
+	int rc = buf ? pte_card_mi_write(c, PT_REG_COMMAND, PT_CMD_SNAPSHOT) : -ENOMEM;
 
 	for (unsigned polls = 0; !rc && (st & PT_STATUS_BUSY) && polls < 100000; polls++)
 		rc = pte_card_mi_read(c, PT_REG_STATUS, &st);

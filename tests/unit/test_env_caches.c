@@ -82,12 +82,12 @@ static void free_specs(struct specs *s)
 /* The helper's command line: SECONDS and every spec. */
 static char *command(const struct specs *s)
 {
-	size_t len = strlen(PT_CARD_TINY) + 16;
+	size_t len = strlen(PT_CARD_TINY) + 18;
 	for (unsigned i = 0; i < s->n; i++)
 		len += strlen(s->spec[i]) + 1;
 	char *cmd = malloc(len);
 	assert_non_null(cmd);
-	snprintf(cmd, len, "%s %s", PT_CARD_TINY, SECONDS);
+	snprintf(cmd, len, "'%s' %s", PT_CARD_TINY, SECONDS);
 	for (unsigned i = 0; i < s->n; i++) {
 		strcat(cmd, " ");
 		strcat(cmd, s->spec[i]);
@@ -110,7 +110,8 @@ static int compare(const char *spec, unsigned i, const char *tiny)
 			fail_msg("%s: %s here, %s with tiny caches", spec, line, want);
 		return 0;
 	}
-	/* the truth, the lost flag; the counters when nothing was lost */
+	/* the truth (the first hash), the lost flag (the last field); the
+	 * counters when nothing was lost */
 	if (strncmp(line, want, 16) != 0 || line[strlen(line) - 1] != want[strlen(want) - 1])
 		fail_msg("%s: truth or lost deltas differ: %s here, %s with tiny caches", spec,
 			 line, want);
