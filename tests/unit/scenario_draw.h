@@ -52,6 +52,16 @@ static inline void put(struct text *t, const char *fmt, ...)
 	t->n += (size_t)k;
 }
 
+/* put() of two values drawn in the order written: the order in which the
+ * arguments of a call are evaluated is the compiler's (gcc and clang
+ * differ), and every build must draw the same scenarios. */
+#define PUT2(t, fmt, x, y)              \
+	do {                            \
+		unsigned x_ = (x);      \
+		unsigned y_ = (y);      \
+		put(t, fmt, x_, y_);    \
+	} while (0)
+
 /* log2 of the items of a region (the EOF_POS width rule). */
 static inline unsigned pos_width(unsigned bytes, unsigned item)
 {
@@ -67,7 +77,8 @@ static inline void draw_card(uint64_t *s, struct text *t)
 	static const char *base[] = { "idle", "rx-line-rate", "tx-64B", "tx-1500B", "tx-4K",
 				      "mixed", "tags-starved", "completion-space-starved",
 				      "slow-dma-consumer", "two-endpoints" };
-	put(t, "[card]\nbase = %s\nseed = %u\n", base[next(s) % 10], (unsigned)(next(s) % 1000) + 1);
+	const char *b = base[next(s) % 10];
+	put(t, "[card]\nbase = %s\nseed = %u\n", b, (unsigned)(next(s) % 1000) + 1);
 	if (maybe(s, 3))
 		put(t, "pcie_clock_mhz = %u\n", ONE_OF(s, 250, 400, 500));
 	if (maybe(s, 3))
@@ -81,19 +92,19 @@ static inline void draw_card(uint64_t *s, struct text *t)
 		up = item;
 	if (dn < item)
 		dn = item;
-	put(t, "[generics]\nPCIE_ENDPOINTS = %u\nDMA_PORTS = %u\n", ONE_OF(s, 1, 1, 2, 3),
-	    ONE_OF(s, 1, 1, 2, 3, 4));
+	PUT2(t, "[generics]\nPCIE_ENDPOINTS = %u\nDMA_PORTS = %u\n", ONE_OF(s, 1, 1, 2, 3),
+	     ONE_OF(s, 1, 1, 2, 3, 4));
 	unsigned rq_regions = ONE_OF(s, 1, 2, 4, 8), rc_regions = ONE_OF(s, 1, 2, 4, 8);
 	put(t, "PCIE_RQ_MFB_REGIONS = %u\nPCIE_RC_MFB_REGIONS = %u\n", rq_regions, rc_regions);
-	put(t, "DMA_UP_MFB_REGIONS = %u\nDMA_DOWN_MFB_REGIONS = %u\n", ONE_OF(s, 1, 2, 4, 8),
-	    ONE_OF(s, 1, 2, 4, 8));
+	PUT2(t, "DMA_UP_MFB_REGIONS = %u\nDMA_DOWN_MFB_REGIONS = %u\n", ONE_OF(s, 1, 2, 4, 8),
+	     ONE_OF(s, 1, 2, 4, 8));
 	put(t, "MFB_ITEM_BYTES = %u\n", item);
 	put(t, "PCIE_RQ_MFB_REGION_BYTES = %u\nPCIE_RC_MFB_REGION_BYTES = %u\n", rq, rc);
 	put(t, "DMA_UP_MFB_REGION_BYTES = %u\nDMA_DOWN_MFB_REGION_BYTES = %u\n", up, dn);
 	put(t, "PCIE_EOF_POS_WIDTH = %u\nDMA_EOF_POS_WIDTH = %u\n",
 	    pos_width(rq > rc ? rq : rc, item), pos_width(up > dn ? up : dn, item));
-	put(t, "CNT_WIDTH = %u\nDRAIN_PERIOD = %u\n", ONE_OF(s, 33, 48, 64),
-	    ONE_OF(s, 1024, 2048, 4096, 8192));
+	PUT2(t, "CNT_WIDTH = %u\nDRAIN_PERIOD = %u\n", ONE_OF(s, 33, 48, 64),
+	     ONE_OF(s, 1024, 2048, 4096, 8192));
 	if (maybe(s, 3))
 		put(t, "TAG_CAPACITY = %u\n", ONE_OF(s, 16, 32, 64, 256));
 	if (maybe(s, 3)) {
@@ -116,7 +127,7 @@ static inline void draw_endpoint(uint64_t *s, struct text *t)
 	put(t, "host_latency_jitter_ns = %u\n", ONE_OF(s, 0, 10, 50));
 	put(t, "host_cpl_bytes = %u\n", maybe(s, 2) ? 0 : (mps == 128 ? 128 : ONE_OF(s, 128, 256)));
 	if (maybe(s, 3))
-		put(t, "link_gen = %u\nlink_width = %u\n", ONE_OF(s, 1, 3, 4, 5), ONE_OF(s, 4, 8, 16));
+		PUT2(t, "link_gen = %u\nlink_width = %u\n", ONE_OF(s, 1, 3, 4, 5), ONE_OF(s, 4, 8, 16));
 	unsigned mrrs = 512;
 	if (maybe(s, 3)) {
 		mrrs = ONE_OF(s, 128, 512, 1024, 4096);
@@ -130,16 +141,16 @@ static inline void draw_endpoint(uint64_t *s, struct text *t)
 		put(t, "cpl_headers = %u\n", h > least ? h : least);
 	}
 	if (maybe(s, 3))
-		put(t, "tag_ready_delay = %u\nptc_read_group = %u\n", ONE_OF(s, 0, 4, 20),
-		    ONE_OF(s, 1, 8, 32));
+		PUT2(t, "tag_ready_delay = %u\nptc_read_group = %u\n", ONE_OF(s, 0, 4, 20),
+		     ONE_OF(s, 1, 8, 32));
 	if (maybe(s, 3))
 		put(t, "host_latency_dist = %s\n", maybe(s, 2) ? "fixed" : "exponential");
 	if (maybe(s, 4))
-		put(t, "tx_buffer_bytes = %u\nptc_requests = %u\n", ONE_OF(s, 256, 65536),
-		    ONE_OF(s, 1, 8, 256));
+		PUT2(t, "tx_buffer_bytes = %u\nptc_requests = %u\n", ONE_OF(s, 256, 65536),
+		     ONE_OF(s, 1, 8, 256));
 	if (maybe(s, 4))
-		put(t, "down_fifo_words = %u\ndown_fifo_headers = %u\n", ONE_OF(s, 8, 512),
-		    ONE_OF(s, 2, 128));
+		PUT2(t, "down_fifo_words = %u\ndown_fifo_headers = %u\n", ONE_OF(s, 8, 512),
+		     ONE_OF(s, 2, 128));
 }
 
 /* [dma]: rates, sizes, alignment and readiness of every port. */
@@ -147,8 +158,8 @@ static inline void draw_dma(uint64_t *s, struct text *t)
 {
 	static const unsigned size[] = { 1, 4, 32, 60, 64, 65, 256, 333, 1500, 4000, 4096, 9000 };
 
-	put(t, "[dma]\nread_gbps = %u\nwrite_gbps = %u\n", ONE_OF(s, 0, 5, 40, 200),
-	    ONE_OF(s, 0, 5, 40, 200));
+	PUT2(t, "[dma]\nread_gbps = %u\nwrite_gbps = %u\n", ONE_OF(s, 0, 5, 40, 200),
+	     ONE_OF(s, 0, 5, 40, 200));
 	for (unsigned k = 0; k < 2; k++) {
 		put(t, "%s = ", k ? "write_size" : "read_size");
 		unsigned n = 1 + (unsigned)(next(s) % 3);
@@ -162,8 +173,8 @@ static inline void draw_dma(uint64_t *s, struct text *t)
 	}
 	put(t, "align = %u\n", ONE_OF(s, 4, 64, 4096));
 	if (maybe(s, 3))
-		put(t, "down_ready_pct = %u\ndown_hdr_ready_pct = %u\n", ONE_OF(s, 10, 50, 100),
-		    ONE_OF(s, 10, 100));
+		PUT2(t, "down_ready_pct = %u\ndown_hdr_ready_pct = %u\n", ONE_OF(s, 10, 50, 100),
+		     ONE_OF(s, 10, 100));
 }
 
 /* One whole scenario text from seed s. */
