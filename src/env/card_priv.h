@@ -23,8 +23,8 @@
 #include "env/env_priv.h"
 #include "env/need.h"
 #include "env/queue.h"
-#include "util/cache.h"
 #include "env/rng.h"
+#include "util/cache.h"
 
 #define READS_PER_GROUP 32
 #define PORT_QUEUE 256
