@@ -3,7 +3,8 @@
  * it: a hash of every endpoint's ground truth, a hash of the counter
  * window after a closing snapshot (read as the tool reads it, through
  * the card's MI bus), and whether deltas were lost.  Shared by the cache
- * test and its helper (test_env_caches.c, card_tiny.c); no cmocka here.
+ * test and its helper (test_env_caches.c, card_tiny.c), the snapshot also
+ * by env_meas.h; no cmocka here.
  */
 #ifndef PT_TEST_CARD_RESULT_H
 #define PT_TEST_CARD_RESULT_H
@@ -35,17 +36,28 @@ static inline uint64_t card_fnv(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
+/* A snapshot as the tool takes it through the card's MI bus: COMMAND
+ * SNAPSHOT, STATUS polled while BUSY, then the counter window's 2 n words
+ * into buf; *status the last STATUS.  0 or a negative errno (-ETIMEDOUT
+ * when BUSY stays). */
+static inline int card_snapshot(struct pte_card *c, uint32_t *buf, unsigned n, uint32_t *status)
+{
+	int rc = pte_card_mi_write(c, PT_REG_COMMAND, PT_CMD_SNAPSHOT);
+	unsigned polls = 0;
+
+	*status = PT_STATUS_BUSY;
+	while (!rc && (*status & PT_STATUS_BUSY))
+		rc = ++polls > 100000 ? -ETIMEDOUT : pte_card_mi_read(c, PT_REG_STATUS, status);
+	return rc ? rc : pte_card_mi_read_block(c, PT_CNT_WINDOW, buf, 2 * (size_t)n);
+}
+
 /* The counter window after a snapshot, hashed into r->regs. */
 static inline int card_regs(struct pte_card *c, struct card_result *r)
 {
 	unsigned n = ptm_model_derived(pte_card_model(c))->entries;
-	uint32_t *buf = calloc(2 * (size_t)n, sizeof(*buf)), st = PT_STATUS_BUSY;
-	int rc = buf ? pte_card_mi_write(c, PT_REG_COMMAND, PT_CMD_SNAPSHOT) : -ENOMEM;
+	uint32_t *buf = calloc(2 * (size_t)n, sizeof(*buf)), st;
+	int rc = buf ? card_snapshot(c, buf, n, &st) : -ENOMEM;
 
-	for (unsigned polls = 0; !rc && (st & PT_STATUS_BUSY) && polls < 100000; polls++)
-		rc = pte_card_mi_read(c, PT_REG_STATUS, &st);
-	if (!rc)
-		rc = pte_card_mi_read_block(c, PT_CNT_WINDOW, buf, 2 * n);
 	if (!rc) {
 		r->regs = card_fnv(1469598103934665603ull, buf, 2 * (size_t)n * sizeof(*buf));
 		r->lost = (st & PT_STATUS_LOST_DELTAS) != 0;

@@ -16,6 +16,8 @@
 
 #include "pcie_telemetry/env.h"
 
+#include "card_result.h"
+
 struct meas {
 	struct pte_card *c;
 	const struct ptm_generics *g;
@@ -37,13 +39,9 @@ static inline uint32_t reg(struct pte_card *c, uint32_t addr)
 
 static inline void snapshot(struct meas *m, uint64_t *cnt)
 {
-	uint32_t buf[2 * 4096];
-	assert_int_equal(pte_card_mi_write(m->c, 0x20, 1), 0);
-	int polls = 0;
-	while (reg(m->c, 0x24) & 1)
-		assert_true(++polls < 100000);
+	uint32_t buf[2 * 4096], status;
 	assert_true(m->entries <= 4096);
-	assert_int_equal(pte_card_mi_read_block(m->c, 0x8000, buf, 2 * m->entries), 0);
+	assert_int_equal(card_snapshot(m->c, buf, m->entries, &status), 0);
 	for (unsigned i = 0; i < m->entries; i++)
 		cnt[i] = (uint64_t)buf[2 * i] | ((uint64_t)buf[2 * i + 1] << 32);
 }
